@@ -1,0 +1,166 @@
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright';
+import { CHROMIUM_ARGS, findChromium, MISSING_CHROMIUM_HINT, sandboxAllowed } from './chromium';
+import { DEFAULTS } from './config';
+import { BrowseError } from './errors';
+import type { LogStore } from './logs';
+
+export interface Tab {
+  id: number;
+  page: Page;
+  /** Requests started and not yet finished or failed: what `settle` waits on. */
+  inflight: number;
+}
+
+export interface DialogPolicy {
+  accept: boolean;
+  promptText?: string;
+}
+
+// Owns Chromium, the one context, and the tabs. Everything above it speaks in tab ids.
+export class BrowserManager {
+  private browser: Browser | undefined;
+  private context: BrowserContext | undefined;
+  private readonly tabs = new Map<number, Tab>();
+  private readonly tabOf = new WeakMap<Page, Tab>();
+  private readonly requestStart = new WeakMap<Request, number>();
+  private activeId = 0;
+  private nextId = 1;
+  private closing = false;
+  dialogPolicy: DialogPolicy = { accept: true };
+  executable = '';
+
+  constructor(
+    private readonly logs: LogStore,
+    private readonly onBrowserGone: (reason: string) => void,
+  ) {}
+
+  async launch(): Promise<void> {
+    const choice = findChromium(() => chromium.executablePath());
+    if (!choice) throw new BrowseError('Chromium was not found.', MISSING_CHROMIUM_HINT, 500);
+    this.executable = choice.path ?? 'playwright';
+    this.browser = await chromium.launch({
+      executablePath: choice.path,
+      headless: true,
+      chromiumSandbox: sandboxAllowed(),
+      args: CHROMIUM_ARGS,
+      // The daemon owns signal handling: SIGTERM must not take the browser down in headless mode.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
+    this.browser.on('disconnected', () => {
+      if (!this.closing) this.onBrowserGone('Chromium disconnected (crashed or was killed)');
+    });
+    this.context = await this.browser.newContext({ viewport: { ...DEFAULTS.viewport } });
+    this.context.on('page', (page) => this.adopt(page));
+    await this.newTab();
+  }
+
+  get browserContext(): BrowserContext {
+    if (!this.context) throw new BrowseError('The browser is not running.', 'Run `restart`.', 500);
+    return this.context;
+  }
+
+  private adopt(page: Page): Tab {
+    const known = this.tabOf.get(page);
+    if (known) return known;
+    const tab: Tab = { id: this.nextId++, page, inflight: 0 };
+    this.tabs.set(tab.id, tab);
+    this.tabOf.set(page, tab);
+    this.activeId = tab.id; // a popup or new tab takes focus, as it does for a person
+    page.on('close', () => {
+      this.tabs.delete(tab.id);
+      if (this.activeId === tab.id) this.activeId = Math.max(0, ...this.tabs.keys());
+    });
+    page.on('console', (msg) => this.logs.console.push({ ts: Date.now(), level: msg.type(), text: msg.text() }));
+    page.on('pageerror', (err) => this.logs.console.push({ ts: Date.now(), level: 'error', text: `Uncaught ${err.message}` }));
+    page.on('request', (req) => {
+      tab.inflight++;
+      this.requestStart.set(req, Date.now());
+    });
+    page.on('requestfinished', (req) => void this.recordRequest(tab, req, false));
+    page.on('requestfailed', (req) => void this.recordRequest(tab, req, true));
+    page.on('dialog', (dialog) => {
+      const { accept, promptText } = this.dialogPolicy;
+      this.logs.dialog.push({
+        ts: Date.now(),
+        type: dialog.type(),
+        message: dialog.message(),
+        action: accept ? (promptText !== undefined && dialog.type() === 'prompt' ? `accepted with ${JSON.stringify(promptText)}` : 'accepted') : 'dismissed',
+      });
+      (accept ? dialog.accept(dialog.type() === 'prompt' ? promptText : undefined) : dialog.dismiss()).catch(() => {});
+    });
+    return tab;
+  }
+
+  private async recordRequest(tab: Tab, req: Request, failed: boolean): Promise<void> {
+    tab.inflight = Math.max(0, tab.inflight - 1);
+    const started = this.requestStart.get(req) ?? Date.now();
+    const ms = Date.now() - started;
+    const url = req.url();
+    if (url.startsWith('data:')) return;
+    if (failed) {
+      this.logs.network.push({ ts: started, method: req.method(), url, status: req.failure()?.errorText ?? 'failed', ms });
+      return;
+    }
+    const response = await req.response().catch(() => null);
+    const sizes = await req.sizes().catch(() => null);
+    this.logs.network.push({ ts: started, method: req.method(), url, status: response?.status() ?? 0, ms, bytes: sizes?.responseBodySize });
+  }
+
+  tab(id?: number): Tab {
+    const tab = this.tabs.get(id ?? this.activeId);
+    if (!tab) {
+      if (id !== undefined) throw new BrowseError(`No tab with id ${id}.`, 'Run `tabs` to list open tabs.');
+      throw new BrowseError('No tab is open.', 'Run `newtab <url>` to open one.');
+    }
+    return tab;
+  }
+
+  get activeTabId(): number {
+    return this.activeId;
+  }
+
+  listTabs(): Tab[] {
+    return [...this.tabs.values()];
+  }
+
+  activate(id: number): Tab {
+    const tab = this.tab(id);
+    this.activeId = id;
+    return tab;
+  }
+
+  async newTab(url?: string): Promise<Tab> {
+    const page = await this.browserContext.newPage();
+    const tab = this.adopt(page);
+    this.activeId = tab.id;
+    if (url) await page.goto(url, { waitUntil: 'domcontentloaded', timeout: DEFAULTS.navigationTimeoutMs });
+    return tab;
+  }
+
+  /** Closing the last tab leaves a blank one, so the session always has a page to act on. */
+  async closeTab(id?: number): Promise<{ closed: Tab; active: Tab }> {
+    const tab = this.tab(id);
+    await tab.page.close();
+    this.tabs.delete(tab.id);
+    if (this.tabs.size === 0) await this.newTab();
+    else if (this.activeId === tab.id || !this.tabs.has(this.activeId)) this.activeId = Math.max(...this.tabs.keys());
+    return { closed: tab, active: this.tab() };
+  }
+
+  /** Waits (briefly) for requests an action started to finish, so the next read sees their effect. */
+  async settle(tab: Tab, timeoutMs: number = DEFAULTS.settleTimeoutMs): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    await new Promise((r) => setTimeout(r, 0));
+    while (tab.inflight > 0 && Date.now() < deadline && !tab.page.isClosed()) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.browser?.close().catch(() => {});
+  }
+}

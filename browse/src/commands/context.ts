@@ -1,0 +1,31 @@
+import type { Locator, Page } from 'playwright';
+import type { BrowserManager, Tab } from '../browser-manager';
+import type { LogStore } from '../logs';
+import type { CommandResult } from './define';
+
+export interface DaemonInfo {
+  pid: number;
+  port: number;
+  mode: string;
+  startedAt: number;
+  binaryVersion: string;
+  chromium: string;
+}
+
+// What a handler may use. Playwright stays behind `page` and `resolve`.
+export interface CommandContext {
+  readonly tab: Tab;
+  readonly page: Page;
+  readonly browser: BrowserManager;
+  readonly logs: LogStore;
+  readonly daemon: DaemonInfo;
+  readonly actionTimeout: number;
+  /** CSS selector or @ref → a Locator; strictness (one element) is enforced when it is used. */
+  resolve(target: string): Locator;
+  /** After an action: wait briefly for the network requests it started. */
+  settle(): Promise<void>;
+  /** Resolves a user-given path against the caller's working directory. */
+  callerPath(p: string): string;
+  /** Runs another command through the same pipeline (used by chain). */
+  execute(name: string, words: string[]): Promise<CommandResult>;
+}

@@ -1,0 +1,153 @@
+import { BrowseError } from '../errors';
+import type { CommandContext } from './context';
+
+export type Category = 'read' | 'write' | 'meta';
+export type Group = 'Navigate' | 'Read' | 'Inspect' | 'Interact' | 'Visual' | 'Tabs' | 'Meta';
+export const GROUP_ORDER: Group[] = ['Navigate', 'Read', 'Inspect', 'Interact', 'Visual', 'Tabs', 'Meta'];
+
+export interface ArgSpec {
+  name: string;
+  /**
+   * selector: CSS or @ref · url · int · path (resolved against the caller's cwd by the CLI) ·
+   * string: one word · rest: every remaining word, joined by spaces.
+   */
+  kind: 'string' | 'selector' | 'url' | 'int' | 'path' | 'rest';
+  required?: boolean;
+  choices?: readonly string[];
+  /** Shown in usage instead of <name>. */
+  display?: string;
+}
+
+export interface FlagSpec {
+  name: `--${string}`;
+  kind: 'boolean' | 'string' | 'int';
+  description: string;
+  /** Placeholder for the value in usage, e.g. "<ms>". */
+  value?: string;
+}
+
+export type Input = Record<string, string | number | boolean | undefined>;
+
+export interface CommandResult {
+  text: string;
+  /** What the daemon does once the reply is sent. */
+  after?: 'exit' | 'restart';
+  /** The command reports its output but some part of it failed (chain): the CLI exits 1. */
+  failed?: boolean;
+}
+
+export interface CommandSpec {
+  name: string;
+  category: Category;
+  group: Group;
+  description: string;
+  args?: ArgSpec[];
+  flags?: FlagSpec[];
+  /** Overrides the usage derived from args and flags when the shape needs words. */
+  usage?: string;
+  /** Runs in the CLI process without a daemon (needs no browser). */
+  local?: boolean;
+  /** With no arguments, the CLI passes standard input (when piped) as the first argument. */
+  stdin?: boolean;
+  run(ctx: CommandContext, input: Input): Promise<string | CommandResult>;
+}
+
+export interface Command extends CommandSpec {
+  usage: string;
+}
+
+export function defineCommand(spec: CommandSpec): Command {
+  return { ...spec, usage: spec.usage ?? deriveUsage(spec) };
+}
+
+function deriveUsage(spec: CommandSpec): string {
+  const parts = [spec.name];
+  for (const a of spec.args ?? []) {
+    const label = a.display ?? (a.choices ? a.choices.join('|') : a.name) + (a.kind === 'rest' ? '…' : '');
+    parts.push(a.required ? `<${label}>` : `[${label}]`);
+  }
+  for (const f of spec.flags ?? []) parts.push(f.kind === 'boolean' ? `[${f.name}]` : `[${f.name} ${f.value ?? '<value>'}]`);
+  return parts.join(' ');
+}
+
+const flagKey = (name: string) => name.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+function usageError(cmd: Command, problem: string): BrowseError {
+  return new BrowseError(`${problem} Usage: ${cmd.usage}`, `Run \`help ${cmd.name}\` for details.`);
+}
+
+/** Parses raw words by the command's declared spec; any mismatch is rejected before browser work. */
+export function parseInput(cmd: Command, raw: readonly string[]): Input {
+  const input: Input = {};
+  const positional: string[] = [];
+  const flags = cmd.flags ?? [];
+  let flagsDone = flags.length === 0;
+  for (let i = 0; i < raw.length; i++) {
+    const word = raw[i];
+    if (typeof word !== 'string') throw usageError(cmd, `Argument ${i + 1} is not a string.`);
+    if (!flagsDone && word === '--') {
+      flagsDone = true;
+      continue;
+    }
+    if (!flagsDone && word.startsWith('--')) {
+      const [name, inline] = word.includes('=') ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : [word, undefined];
+      const spec = flags.find((f) => f.name === name);
+      if (!spec) throw usageError(cmd, `Unknown flag '${name}' for ${cmd.name}.`);
+      if (spec.kind === 'boolean') {
+        if (inline !== undefined) throw usageError(cmd, `Flag ${name} takes no value.`);
+        input[flagKey(name)] = true;
+        continue;
+      }
+      const value = inline ?? raw[++i];
+      if (value === undefined) throw usageError(cmd, `Flag ${name} needs a value.`);
+      input[flagKey(name)] = spec.kind === 'int' ? toInt(cmd, name, value) : value;
+      continue;
+    }
+    positional.push(word);
+  }
+
+  const specs = cmd.args ?? [];
+  let p = 0;
+  for (const a of specs) {
+    if (a.kind === 'rest') {
+      const rest = positional.slice(p);
+      p = positional.length;
+      if (rest.length) input[a.name] = rest.join(' ');
+    } else if (p < positional.length) {
+      input[a.name] = a.kind === 'int' ? toInt(cmd, a.name, positional[p]) : positional[p];
+      p++;
+    }
+    const v = input[a.name];
+    if (v === undefined || v === '') {
+      if (a.required) throw usageError(cmd, `Missing <${a.display ?? a.name}>.`);
+      continue;
+    }
+    if (a.choices && !a.choices.includes(String(v))) {
+      throw usageError(cmd, `'${v}' is not one of ${a.choices.join(', ')}.`);
+    }
+  }
+  if (p < positional.length) {
+    throw usageError(cmd, `Unexpected argument '${positional[p]}'.`);
+  }
+  return input;
+}
+
+function toInt(cmd: Command, name: string, value: string): number {
+  if (!/^-?\d+$/.test(value)) throw usageError(cmd, `${name} must be a whole number, got '${value}'.`);
+  return Number(value);
+}
+
+/** Edit distance for "Did you mean …?" suggestions. */
+export function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length];
+}

@@ -1,0 +1,191 @@
+import { BrowseError } from '../errors';
+import { defineCommand } from './define';
+
+export const click = defineCommand({
+  name: 'click',
+  category: 'write',
+  group: 'Interact',
+  description: 'Click an element; waits briefly (≤2 s) for requests it started',
+  args: [{ name: 'selector', kind: 'selector', required: true }],
+  async run(ctx, { selector }) {
+    await ctx.resolve(String(selector)).click({ timeout: ctx.actionTimeout });
+    await ctx.settle();
+    return `Clicked ${selector} → now at ${ctx.page.url()}`;
+  },
+});
+
+export const fill = defineCommand({
+  name: 'fill',
+  category: 'write',
+  group: 'Interact',
+  description: 'Replace the value of an input, textarea or contenteditable; fires input and change',
+  args: [
+    { name: 'selector', kind: 'selector', required: true },
+    { name: 'text', kind: 'rest', required: true },
+  ],
+  async run(ctx, { selector, text }) {
+    const loc = ctx.resolve(String(selector));
+    await loc.fill(String(text), { timeout: ctx.actionTimeout });
+    await loc.dispatchEvent('change', undefined, { timeout: ctx.actionTimeout });
+    await ctx.settle();
+    return `Filled ${selector} (${String(text).length} chars)`;
+  },
+});
+
+export const select = defineCommand({
+  name: 'select',
+  category: 'write',
+  group: 'Interact',
+  description: 'Choose an option of a <select> by value or visible label',
+  args: [
+    { name: 'selector', kind: 'selector', required: true },
+    { name: 'value', kind: 'rest', required: true },
+  ],
+  async run(ctx, { selector, value }) {
+    const chosen = await ctx.resolve(String(selector)).selectOption(String(value), { timeout: ctx.actionTimeout });
+    await ctx.settle();
+    return `Selected ${JSON.stringify(chosen.join(', '))} in ${selector}`;
+  },
+});
+
+export const hover = defineCommand({
+  name: 'hover',
+  category: 'write',
+  group: 'Interact',
+  description: 'Move the mouse over an element',
+  args: [{ name: 'selector', kind: 'selector', required: true }],
+  async run(ctx, { selector }) {
+    await ctx.resolve(String(selector)).hover({ timeout: ctx.actionTimeout });
+    return `Hovered ${selector}`;
+  },
+});
+
+export const type = defineCommand({
+  name: 'type',
+  category: 'write',
+  group: 'Interact',
+  description: 'Type text into the focused element, key by key (output shows only the length)',
+  args: [{ name: 'text', kind: 'rest', required: true }],
+  async run(ctx, { text }) {
+    await ctx.page.keyboard.type(String(text));
+    await ctx.settle();
+    return `Typed ${String(text).length} characters`;
+  },
+});
+
+export const press = defineCommand({
+  name: 'press',
+  category: 'write',
+  group: 'Interact',
+  description: 'Press a key or chord: Enter, Tab, Escape, ArrowDown, Control+A …',
+  args: [{ name: 'key', kind: 'string', required: true }],
+  async run(ctx, { key }) {
+    try {
+      await ctx.page.keyboard.press(String(key));
+    } catch (e) {
+      if (/Unknown key/i.test(String(e))) throw new BrowseError(`Unknown key '${key}'.`, 'Use names like Enter, Tab, Escape, Backspace, ArrowDown, PageDown, or chords like Control+A.');
+      throw e;
+    }
+    await ctx.settle();
+    return `Pressed ${key}`;
+  },
+});
+
+export const scroll = defineCommand({
+  name: 'scroll',
+  category: 'write',
+  group: 'Interact',
+  description: 'Scroll an element into view, or the page to the bottom',
+  args: [{ name: 'selector', kind: 'selector' }],
+  async run(ctx, { selector }) {
+    if (selector) {
+      await ctx.resolve(String(selector)).scrollIntoViewIfNeeded({ timeout: ctx.actionTimeout });
+      return `Scrolled ${selector} into view`;
+    }
+    const y = await ctx.page.evaluate(() => {
+      window.scrollTo(0, document.documentElement.scrollHeight);
+      return Math.round(window.scrollY);
+    });
+    return `Scrolled to bottom (y=${y})`;
+  },
+});
+
+const LOAD_STATES = ['networkidle', 'load', 'domcontentloaded'] as const;
+
+export const wait = defineCommand({
+  name: 'wait',
+  category: 'read',
+  group: 'Interact',
+  description: 'Wait for an element to be visible, or for a load state (default up to 10 s)',
+  usage: 'wait <sel|--networkidle|--load|--domcontentloaded> [ms]',
+  args: [
+    { name: 'selector', kind: 'selector' },
+    { name: 'ms', kind: 'int' },
+  ],
+  flags: LOAD_STATES.map((s) => ({ name: `--${s}` as const, kind: 'boolean' as const, description: `Wait for the ${s} load state` })),
+  async run(ctx, input) {
+    const states = LOAD_STATES.filter((s) => input[s]);
+    let { selector, ms } = input;
+    // `wait --load 3000`: the number lands in the selector slot.
+    if (states.length && selector !== undefined && ms === undefined && /^\d+$/.test(String(selector))) {
+      ms = Number(selector);
+      selector = undefined;
+    }
+    const timeout = ms === undefined ? 10_000 : Number(ms);
+    if (timeout < 0) throw new BrowseError('The wait time must not be negative.', 'Give milliseconds, e.g. `wait .done 3000`.');
+    if (states.length > 1 || (states.length === 1) === (selector !== undefined)) {
+      throw new BrowseError('wait needs exactly one of: a selector, --networkidle, --load, --domcontentloaded.', 'Example: `wait .result` or `wait --networkidle 5000`.');
+    }
+    const started = Date.now();
+    if (states.length) {
+      await ctx.page.waitForLoadState(states[0], { timeout });
+      return `Reached ${states[0]} after ${Date.now() - started}ms`;
+    }
+    try {
+      await ctx.resolve(String(selector)).waitFor({ state: 'visible', timeout });
+    } catch (e) {
+      if (/Timeout/.test(String(e))) throw new BrowseError(`Element '${selector}' did not appear within ${timeout}ms.`, 'Check the selector with `html` or `snapshot`, or wait longer: `wait <sel> <ms>`.');
+      throw e;
+    }
+    return `Found ${selector} after ${Date.now() - started}ms`;
+  },
+});
+
+export const viewport = defineCommand({
+  name: 'viewport',
+  category: 'write',
+  group: 'Interact',
+  description: 'Resize the viewport of the current tab, e.g. 375x812',
+  args: [{ name: 'size', kind: 'string', required: true, display: 'WxH' }],
+  async run(ctx, { size }) {
+    const m = String(size).match(/^(\d{2,5})x(\d{2,5})$/);
+    if (!m) throw new BrowseError(`Invalid size '${size}'.`, 'Use WIDTHxHEIGHT, e.g. `viewport 375x812`.');
+    const [width, height] = [Number(m[1]), Number(m[2])];
+    if (width > 10000 || height > 10000) throw new BrowseError('Viewport too large (max 10000x10000).', 'Use a realistic device size, e.g. 1280x720.');
+    await ctx.page.setViewportSize({ width, height });
+    return `Viewport set to ${width}x${height}`;
+  },
+});
+
+export const dialogAccept = defineCommand({
+  name: 'dialog-accept',
+  category: 'write',
+  group: 'Interact',
+  description: 'Accept upcoming dialogs (the default); text is typed into prompt() dialogs',
+  args: [{ name: 'text', kind: 'rest' }],
+  async run(ctx, { text }) {
+    ctx.browser.dialogPolicy = { accept: true, promptText: text === undefined ? undefined : String(text) };
+    return text === undefined ? 'Dialogs will be accepted.' : `Dialogs will be accepted; prompts answered with ${String(text).length} chars.`;
+  },
+});
+
+export const dialogDismiss = defineCommand({
+  name: 'dialog-dismiss',
+  category: 'write',
+  group: 'Interact',
+  description: 'Dismiss upcoming dialogs (confirm() returns false, prompt() returns null)',
+  async run(ctx) {
+    ctx.browser.dialogPolicy = { accept: false };
+    return 'Dialogs will be dismissed.';
+  },
+});

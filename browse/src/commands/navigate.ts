@@ -1,0 +1,67 @@
+import { DEFAULTS } from '../config';
+import { BrowseError } from '../errors';
+import { normalizeUrl } from '../policy';
+import { defineCommand } from './define';
+
+const nav = { waitUntil: 'domcontentloaded', timeout: DEFAULTS.navigationTimeoutMs } as const;
+const statusOf = (r: { status(): number } | null) => (r ? String(r.status()) : 'no response');
+
+export const goto = defineCommand({
+  name: 'goto',
+  category: 'write',
+  group: 'Navigate',
+  description: 'Open a URL and wait for DOMContentLoaded (15 s); prints the HTTP status',
+  args: [{ name: 'url', kind: 'url', required: true }],
+  async run(ctx, { url }) {
+    const target = normalizeUrl(String(url));
+    const response = await ctx.page.goto(target, nav);
+    return `Navigated to ${ctx.page.url()} (${statusOf(response)})`;
+  },
+});
+
+export const back = defineCommand({
+  name: 'back',
+  category: 'write',
+  group: 'Navigate',
+  description: 'Go back in history',
+  async run(ctx) {
+    const before = ctx.page.url();
+    const response = await ctx.page.goBack(nav);
+    if (!response && ctx.page.url() === before) throw new BrowseError('There is no previous page in this tab.', 'Run `goto <url>` to navigate.');
+    return `Back to ${ctx.page.url()} (${statusOf(response)})`;
+  },
+});
+
+export const forward = defineCommand({
+  name: 'forward',
+  category: 'write',
+  group: 'Navigate',
+  description: 'Go forward in history',
+  async run(ctx) {
+    const before = ctx.page.url();
+    const response = await ctx.page.goForward(nav);
+    if (!response && ctx.page.url() === before) throw new BrowseError('There is no next page in this tab.', 'Run `back` first, or `goto <url>`.');
+    return `Forward to ${ctx.page.url()} (${statusOf(response)})`;
+  },
+});
+
+export const reload = defineCommand({
+  name: 'reload',
+  category: 'write',
+  group: 'Navigate',
+  description: 'Reload the page',
+  async run(ctx) {
+    const response = await ctx.page.reload(nav);
+    return `Reloaded ${ctx.page.url()} (${statusOf(response)})`;
+  },
+});
+
+export const url = defineCommand({
+  name: 'url',
+  category: 'read',
+  group: 'Navigate',
+  description: 'Print the current URL',
+  async run(ctx) {
+    return ctx.page.url();
+  },
+});

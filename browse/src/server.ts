@@ -1,0 +1,202 @@
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { isAbsolute, resolve } from 'node:path';
+import { BrowserManager } from './browser-manager';
+import { commands, findCommand, unknownCommand } from './commands/index';
+import type { CommandContext, DaemonInfo } from './commands/context';
+import { parseInput, type CommandResult } from './commands/define';
+import { DEFAULTS, intFromEnv, readBinaryVersion, resolvePaths } from './config';
+import { BrowseError, translateError } from './errors';
+import { LogStore } from './logs';
+import { ensureStateDir, removeStateIfOwned, writeState } from './state';
+
+const log = (msg: string) => console.log(`[${new Date().toISOString()}] ${msg}`);
+
+interface CommandRequest {
+  command: string;
+  args?: string[];
+  tabId?: number;
+  /** The caller's working directory, for relative paths in arguments. */
+  cwd?: string;
+}
+
+function tokenMatches(header: string | null, token: string): boolean {
+  const given = header?.startsWith('Bearer ') ? header.slice(7) : '';
+  const digest = (s: string) => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(given), digest(token)) && given.length > 0;
+}
+
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body).toWellFormed(), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
+
+const errorResponse = (e: BrowseError) => json({ error: e.message.toWellFormed(), hint: e.hint }, e.status);
+
+function pickPort(): number {
+  return 10000 + Math.floor(Math.random() * 50001);
+}
+
+export async function runDaemon(): Promise<void> {
+  const paths = resolvePaths();
+  ensureStateDir(paths);
+  const token = randomUUID();
+  const startedAt = Date.now();
+  const idleTimeoutMs = intFromEnv('BROWSE_IDLE_TIMEOUT', DEFAULTS.idleTimeoutMs);
+  const logs = new LogStore(DEFAULTS.logCapacity, paths.logFile);
+  let lastActivity = Date.now();
+  let activeRequests = 0;
+  let shuttingDown = false;
+  let server: ReturnType<typeof Bun.serve> | undefined;
+
+  const shutdown = async (code: number, reason: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    log(`shutting down: ${reason}`);
+    removeStateIfOwned(paths);
+    logs.flushSync();
+    server?.stop(true);
+    await Promise.race([browser.close(), new Promise((r) => setTimeout(r, 5000))]);
+    process.exit(code);
+  };
+
+  const browser = new BrowserManager(logs, (reason) => void shutdown(1, reason));
+  const daemon: DaemonInfo = { pid: process.pid, port: 0, mode: 'headless', startedAt, binaryVersion: readBinaryVersion(), chromium: '' };
+
+  // One pipeline for every command, whether it comes from /command, /batch or a chain step.
+  const execute = async (name: string, words: string[], tabId: number | undefined, cwd: string | undefined): Promise<CommandResult> => {
+    const cmd = findCommand(name);
+    if (!cmd) throw unknownCommand(name);
+    const input = parseInput(cmd, words);
+    const tab = browser.tab(tabId);
+    const target = cmd.args?.find((a) => a.kind === 'selector' && input[a.name] !== undefined);
+    const ctx: CommandContext = {
+      tab,
+      page: tab.page,
+      browser,
+      logs,
+      daemon,
+      actionTimeout: DEFAULTS.actionTimeoutMs,
+      resolve: (sel) => resolveTarget(tab.page, sel),
+      settle: () => browser.settle(tab),
+      callerPath: (p) => (isAbsolute(p) ? p : resolve(cwd && isAbsolute(cwd) ? cwd : process.cwd(), p)),
+      execute: (n, w) => execute(n, w, tabId, cwd),
+    };
+    try {
+      const out = await cmd.run(ctx, input);
+      return typeof out === 'string' ? { text: out } : out;
+    } catch (e) {
+      throw translateError(e, target ? String(input[target.name]) : undefined);
+    }
+  };
+
+  const handleCommand = async (body: CommandRequest): Promise<Response> => {
+    if (!body || typeof body.command !== 'string' || (body.args !== undefined && !Array.isArray(body.args))) {
+      return errorResponse(new BrowseError('Request body must be JSON {command, args?, tabId?}.', 'Example: {"command":"goto","args":["http://localhost:3000"]}'));
+    }
+    try {
+      const result = await execute(body.command, (body.args ?? []).map(String), body.tabId, body.cwd);
+      if (result.after) setTimeout(() => void shutdown(0, `${body.command} command`), 10);
+      const headers: Record<string, string> = { 'content-type': 'text/plain; charset=utf-8' };
+      if (result.after) headers['x-browse-after'] = result.after;
+      if (result.failed) headers['x-browse-failed'] = '1';
+      return new Response(result.text.toWellFormed(), { headers });
+    } catch (e) {
+      const err = e instanceof BrowseError ? e : translateError(e);
+      if (err.status >= 500) log(`error in ${body.command}: ${err.message}`);
+      return errorResponse(err);
+    }
+  };
+
+  const handleBatch = async (body: { commands?: CommandRequest[] }): Promise<Response> => {
+    if (!body || !Array.isArray(body.commands)) {
+      return errorResponse(new BrowseError('Request body must be JSON {commands: [{command, args?, tabId?}, …]}.', 'Send at least one command.'));
+    }
+    const results = [];
+    for (const c of body.commands) {
+      const r = await handleCommand(c);
+      const text = await r.text();
+      results.push(r.ok ? { ok: true, output: text } : { ok: false, ...JSON.parse(text) });
+    }
+    return json({ results });
+  };
+
+  const fetch = async (req: Request): Promise<Response> => {
+    const path = new URL(req.url).pathname;
+    if (path === '/health' && req.method === 'GET') {
+      return json({ status: shuttingDown ? 'stopping' : 'healthy', mode: daemon.mode, uptime: Math.round((Date.now() - startedAt) / 1000), tabs: browser.listTabs().length });
+    }
+    if (path !== '/command' && path !== '/batch') return json({ error: 'Not found.', hint: 'Routes: GET /health, POST /command, POST /batch.' }, 404);
+    if (!tokenMatches(req.headers.get('authorization'), token)) {
+      return json({ error: 'Unauthorized.', hint: 'Send Authorization: Bearer <token> from the state file .gstack/browse.json.' }, 401);
+    }
+    if (req.method !== 'POST') return json({ error: `Use POST for ${path}.`, hint: 'Send a JSON body.' }, 405);
+    if (shuttingDown) return json({ error: 'The daemon is shutting down.', hint: 'Run the command again; a fresh daemon will start.' }, 503);
+    lastActivity = Date.now();
+    activeRequests++;
+    let body: unknown;
+    try {
+      try {
+        body = await req.json();
+      } catch {
+        return errorResponse(new BrowseError('Request body is not valid JSON.', 'Send {"command":"…","args":[…]}.'));
+      }
+      return await (path === '/batch' ? handleBatch(body as { commands?: CommandRequest[] }) : handleCommand(body as CommandRequest));
+    } finally {
+      activeRequests--;
+      lastActivity = Date.now();
+    }
+  };
+
+  process.on('SIGTERM', () => log('SIGTERM ignored in headless mode (agent sandboxes send it between calls); use `browse stop` or SIGINT'));
+  process.on('SIGINT', () => void shutdown(0, 'SIGINT'));
+  process.on('SIGHUP', () => void shutdown(0, 'SIGHUP'));
+  process.on('unhandledRejection', (e) => log(`unhandled rejection: ${e instanceof Error ? e.message : String(e)}`));
+
+  const fixedPort = intFromEnv('BROWSE_PORT', 0);
+  for (let attempt = 1; attempt <= (fixedPort ? 1 : 5) && !server; attempt++) {
+    const port = fixedPort || pickPort();
+    try {
+      server = Bun.serve({ hostname: '127.0.0.1', port, fetch, idleTimeout: 0 });
+    } catch (e) {
+      log(`port ${port} unavailable (${(e as Error).message})`);
+    }
+  }
+  if (!server) {
+    log(fixedPort ? `BROWSE_PORT=${fixedPort} is in use; unset it or pick another` : 'no free port after 5 tries');
+    process.exit(1);
+  }
+  daemon.port = server.port ?? 0;
+
+  try {
+    await browser.launch();
+  } catch (e) {
+    const err = translateError(e);
+    log(`browser launch failed: ${err.message} ${err.hint ?? ''}`);
+    server.stop(true);
+    process.exit(1);
+  }
+  daemon.chromium = browser.executable;
+  logs.startFlushing();
+  writeState(paths, {
+    pid: process.pid,
+    port: daemon.port,
+    token,
+    startedAt: new Date(startedAt).toISOString(),
+    binaryVersion: daemon.binaryVersion,
+    mode: 'headless',
+  });
+  log(`daemon ready: pid ${process.pid}, port ${daemon.port}, ${commands.length} commands, chromium ${browser.executable}`);
+
+  if (idleTimeoutMs > 0) {
+    const timer = setInterval(() => {
+      if (activeRequests === 0 && Date.now() - lastActivity >= idleTimeoutMs) void shutdown(0, `idle for ${Math.round(idleTimeoutMs / 1000)}s`);
+    }, Math.min(idleTimeoutMs / 4, 60_000));
+    timer.unref?.();
+  }
+}
+
+// CSS selectors now; @refs arrive with `snapshot`.
+function resolveTarget(page: import('playwright').Page, target: string) {
+  if (/^@[ec]\d+$/.test(target)) {
+    throw new BrowseError(`Unknown ref ${target}: no snapshot refs exist on this tab.`, 'Use a CSS selector (refs come from `snapshot`).');
+  }
+  return page.locator(target);
+}
