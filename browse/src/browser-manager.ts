@@ -7,8 +7,8 @@ import type { LogStore } from './logs';
 export interface Tab {
   id: number;
   page: Page;
-  /** Requests started and not yet finished or failed: what `settle` waits on. */
-  inflight: number;
+  /** Requests started and not yet finished or failed, with their start time: what `settle` waits on. */
+  inflight: Map<Request, number>;
 }
 
 export interface DialogPolicy {
@@ -22,7 +22,6 @@ export class BrowserManager {
   private context: BrowserContext | undefined;
   private readonly tabs = new Map<number, Tab>();
   private readonly tabOf = new WeakMap<Page, Tab>();
-  private readonly requestStart = new WeakMap<Request, number>();
   private activeId = 0;
   private nextId = 1;
   private closing = false;
@@ -64,7 +63,7 @@ export class BrowserManager {
   private adopt(page: Page): Tab {
     const known = this.tabOf.get(page);
     if (known) return known;
-    const tab: Tab = { id: this.nextId++, page, inflight: 0 };
+    const tab: Tab = { id: this.nextId++, page, inflight: new Map() };
     this.tabs.set(tab.id, tab);
     this.tabOf.set(page, tab);
     this.activeId = tab.id; // a popup or new tab takes focus, as it does for a person
@@ -74,10 +73,7 @@ export class BrowserManager {
     });
     page.on('console', (msg) => this.logs.console.push({ ts: Date.now(), level: msg.type(), text: msg.text() }));
     page.on('pageerror', (err) => this.logs.console.push({ ts: Date.now(), level: 'error', text: `Uncaught ${err.message}` }));
-    page.on('request', (req) => {
-      tab.inflight++;
-      this.requestStart.set(req, Date.now());
-    });
+    page.on('request', (req) => tab.inflight.set(req, Date.now()));
     page.on('requestfinished', (req) => void this.recordRequest(tab, req, false));
     page.on('requestfailed', (req) => void this.recordRequest(tab, req, true));
     page.on('dialog', (dialog) => {
@@ -94,8 +90,8 @@ export class BrowserManager {
   }
 
   private async recordRequest(tab: Tab, req: Request, failed: boolean): Promise<void> {
-    tab.inflight = Math.max(0, tab.inflight - 1);
-    const started = this.requestStart.get(req) ?? Date.now();
+    const started = tab.inflight.get(req) ?? Date.now();
+    tab.inflight.delete(req);
     const ms = Date.now() - started;
     const url = req.url();
     if (url.startsWith('data:')) return;
@@ -149,11 +145,15 @@ export class BrowserManager {
     return { closed: tab, active: this.tab() };
   }
 
-  /** Waits (briefly) for requests an action started to finish, so the next read sees their effect. */
-  async settle(tab: Tab, timeoutMs: number = DEFAULTS.settleTimeoutMs): Promise<void> {
+  /**
+   * Waits (≤2 s) for the requests an action started to finish, so the next read sees their effect.
+   * Requests older than the action (long polls, streams) are not waited on.
+   */
+  async settle(tab: Tab, since: number, timeoutMs: number = DEFAULTS.settleTimeoutMs): Promise<void> {
     const deadline = Date.now() + timeoutMs;
+    const busy = () => [...tab.inflight.values()].some((t) => t >= since);
     await new Promise((r) => setTimeout(r, 0));
-    while (tab.inflight > 0 && Date.now() < deadline && !tab.page.isClosed()) {
+    while (busy() && Date.now() < deadline && !tab.page.isClosed()) {
       await new Promise((r) => setTimeout(r, 10));
     }
   }

@@ -1,11 +1,19 @@
-import { postCommand, type CommandReply } from './client';
+import { fetchHealth, postCommand, type CommandReply } from './client';
 import { findCommand, unknownCommand } from './commands/index';
 import { parseInput } from './commands/define';
 import type { CommandContext } from './commands/context';
 import { readBinaryVersion, resolvePaths } from './config';
-import { ensureDaemon, recoverUnreachable, startDaemon } from './daemon-control';
+import { busyError, ensureDaemon, isOurDaemon, recoverUnreachable, startDaemon } from './daemon-control';
+
+// A slow command is fine; a daemon that stops answering /health for this long is reported busy.
+const WATCHDOG_MS = 2500;
 import { BrowseError, oneLine } from './errors';
-import { isPidAlive, type DaemonState } from './state';
+import { isPidAlive, readState, type DaemonState } from './state';
+
+const liveDaemon = (paths: ReturnType<typeof resolvePaths>) => {
+  const s = readState(paths);
+  return s !== null && isOurDaemon(s.pid);
+};
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -13,14 +21,43 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Sends a command; while it runs, checks now and then that the daemon still answers /health. */
+async function postWatched(state: DaemonState, body: Parameters<typeof postCommand>[1]): Promise<CommandReply> {
+  const abort = new AbortController();
+  let wedged = false;
+  const watchdog = setInterval(async () => {
+    if (!(await fetchHealth(state, WATCHDOG_MS))) {
+      wedged = true;
+      abort.abort();
+    }
+  }, WATCHDOG_MS);
+  try {
+    return await postCommand(state, body, abort.signal);
+  } catch (e) {
+    if (wedged) throw busyError(state);
+    throw e;
+  } finally {
+    clearInterval(watchdog);
+  }
+}
+
 async function send(paths: ReturnType<typeof resolvePaths>, state: DaemonState, body: Parameters<typeof postCommand>[1]): Promise<{ reply: CommandReply; state: DaemonState }> {
   try {
-    return { reply: await postCommand(state, body), state };
-  } catch {
+    return { reply: await postWatched(state, body), state };
+  } catch (e) {
+    if (e instanceof BrowseError) throw e;
+    if (!isConnectionRefused(e)) {
+      throw new BrowseError('Lost the connection to the daemon while the command ran; it may have crashed.', 'Run `status` (a fresh daemon starts if needed), then retry the command.', 503);
+    }
     // Never reached the daemon, so nothing ran: safe to retry once against a live one.
     const next = await recoverUnreachable(paths, state);
-    return { reply: await postCommand(next, body), state: next };
+    return { reply: await postWatched(next, body), state: next };
   }
+}
+
+function isConnectionRefused(e: unknown): boolean {
+  const code = (e as { code?: string })?.code ?? '';
+  return /ConnectionRefused|ECONNREFUSED|FailedToOpenSocket/i.test(code) || /Unable to connect|ECONNREFUSED/i.test(String(e));
 }
 
 async function waitForPidExit(pid: number, ms: number): Promise<void> {
@@ -40,18 +77,18 @@ async function run(argv: string[]): Promise<{ out?: string; err?: string; code: 
   const [name = 'help', ...words] = argv;
   const cmd = findCommand(name);
   if (!cmd) throw unknownCommand(name);
+  if (cmd.stdin && words.every((w) => w.startsWith('--')) && !process.stdin.isTTY) {
+    const piped = (await readStdin()).trim();
+    if (piped) words.push(piped);
+  }
   const input = parseInput(cmd, words); // bad input never starts a browser
   if (cmd.local) {
     const out = await cmd.run({} as CommandContext, input);
     return { out: typeof out === 'string' ? out : out.text, code: 0 };
   }
-  if (cmd.stdin && words.length === 0 && !process.stdin.isTTY) {
-    const piped = (await readStdin()).trim();
-    if (!piped) throw new BrowseError(`${name} got no input.`, `Usage: ${cmd.usage}`);
-    words.push(piped);
-  }
 
   const paths = resolvePaths();
+  if (cmd.whenNoDaemon && !forceRestart && !liveDaemon(paths)) return { out: cmd.whenNoDaemon, code: 0 };
   const initial = await ensureDaemon(paths, { forceRestart });
   const { reply, state } = await send(paths, initial, { command: name, args: words, cwd: process.cwd() });
   if (!reply.ok) return { err: reply.text, code: 1 };

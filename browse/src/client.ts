@@ -23,13 +23,13 @@ export async function fetchHealth(state: DaemonState, timeoutMs: number): Promis
 export async function postCommand(
   state: DaemonState,
   body: { command: string; args: string[]; cwd?: string; tabId?: number },
-  timeoutMs?: number,
+  limit?: number | AbortSignal,
 ): Promise<CommandReply> {
   const r = await fetch(`${base(state)}/command`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${state.token}` },
     body: JSON.stringify(body),
-    signal: timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined,
+    signal: typeof limit === 'number' ? AbortSignal.timeout(limit) : limit,
   });
   const text = await r.text();
   if (r.ok) return { ok: true, status: r.status, text, after: r.headers.get('x-browse-after') ?? undefined, failed: r.headers.has('x-browse-failed') };

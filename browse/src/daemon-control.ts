@@ -28,7 +28,7 @@ async function waitForExit(pid: number, ms: number): Promise<boolean> {
   return !isOurDaemon(pid);
 }
 
-const busyError = (s: DaemonState) =>
+export const busyError = (s: DaemonState) =>
   new BrowseError(
     `The daemon (pid ${s.pid}) is alive but not answering on port ${s.port}; it may be busy with a long command.`,
     'Retry in a moment, or run `browse --force-restart <command>` to replace it.',
@@ -98,7 +98,8 @@ function clearStaleLock(lockFile: string): void {
   try {
     const owner = Number(readFileSync(lockFile, 'utf8'));
     const age = Date.now() - statSync(lockFile).mtimeMs;
-    if (!isPidAlive(owner) || age > startBudgetMs() + 5000) unlinkSync(lockFile);
+    // An empty lock is one being written right now: judge it by age only.
+    if ((owner > 0 && !isPidAlive(owner)) || age > startBudgetMs() + 5000) unlinkSync(lockFile);
   } catch {}
 }
 

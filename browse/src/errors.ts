@@ -44,6 +44,7 @@ export function translateError(err: unknown, target?: string): BrowseError {
       ERR_FILE_NOT_FOUND: 'the file does not exist',
       ERR_CONNECTION_TIMED_OUT: 'the connection timed out',
       ERR_CERT_AUTHORITY_INVALID: 'the TLS certificate is not trusted',
+      ERR_UNSAFE_PORT: 'Chromium refuses this port as unsafe (use another port)',
       ERR_ABORTED: 'the navigation was aborted (a download, or another navigation replaced it)',
     };
     return new BrowseError(

@@ -27,7 +27,7 @@ export class LogStore {
   readonly dialog: RingBuffer<DialogEntry>;
   private readonly channels: Channel<any>[];
   private timer: ReturnType<typeof setInterval> | undefined;
-  private flushing = false;
+  private writes: Promise<void> = Promise.resolve();
 
   constructor(capacity: number, fileFor: (kind: 'console' | 'network' | 'dialog') => string) {
     this.console = new RingBuffer(capacity);
@@ -51,18 +51,15 @@ export class LogStore {
     return entries.length ? entries.map(ch.format).join('\n') + '\n' : '';
   }
 
-  /** Appends only entries not yet written; never blocks a request. */
-  async flush(): Promise<void> {
-    if (this.flushing) return;
-    this.flushing = true;
-    try {
+  /** Appends only entries not yet written; writes queue behind each other, so none interleave. */
+  flush(): Promise<void> {
+    this.writes = this.writes.then(async () => {
       for (const ch of this.channels) {
         const text = this.pending(ch);
         if (text) await appendFile(ch.file, text, { mode: 0o600 }).catch(() => {});
       }
-    } finally {
-      this.flushing = false;
-    }
+    });
+    return this.writes;
   }
 
   /** Final flush at shutdown. */

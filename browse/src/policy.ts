@@ -1,6 +1,7 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
 import { BrowseError } from './errors';
 
 // Files are read and written only under the temp dir or the daemon's working directory.
@@ -25,11 +26,28 @@ export function validateOutputPath(p: string): string {
   } catch {
     throw new BrowseError(`Directory ${dirname(abs)} does not exist.`, 'Create it first, or write under /tmp.');
   }
-  const real = resolve(parent, abs.slice(dirname(abs).length + 1));
-  if (!allowedRoots().some((root) => within(real, root))) {
-    throw new BrowseError(`Path ${p} is outside the allowed directories.`, `Write under ${tmpdir()} or the project directory (${process.cwd()}).`);
-  }
+  let real = resolve(parent, basename(abs));
+  if (existsSync(real)) real = realpathSync(real); // an existing symlink must not lead outside
+  assertAllowed(real, p);
   return real;
+}
+
+/** For files we read: must exist and resolve inside an allowed root. */
+export function validateInputPath(p: string): string {
+  let real: string;
+  try {
+    real = realpathSync(resolve(p));
+  } catch {
+    throw new BrowseError(`File ${p} does not exist.`, 'Check the path; relative paths are resolved against your working directory.');
+  }
+  assertAllowed(real, p);
+  return real;
+}
+
+function assertAllowed(real: string, shown: string): void {
+  if (!allowedRoots().some((root) => within(real, root))) {
+    throw new BrowseError(`Path ${shown} is outside the allowed directories.`, `Use a file under ${tmpdir()} or the project directory (${process.cwd()}).`);
+  }
 }
 
 const METADATA_HOSTS = new Set(['169.254.169.254', 'metadata.google.internal', 'metadata', '100.100.100.200', 'fd00:ec2::254', '[fd00:ec2::254]']);
@@ -50,6 +68,10 @@ export function normalizeUrl(input: string): string {
   }
   if (!['http:', 'https:', 'file:'].includes(url.protocol)) {
     throw new BrowseError(`URL scheme '${url.protocol}' is not allowed.`, 'Use http://, https://, file:// or about:blank.');
+  }
+  if (url.protocol === 'file:') {
+    validateInputPath(fileURLToPath(url));
+    return url.href;
   }
   if (METADATA_HOSTS.has(url.hostname.toLowerCase())) {
     throw new BrowseError(`Refusing to open cloud metadata address ${url.hostname}.`, 'Navigate to your application instead.');

@@ -66,6 +66,7 @@ export async function runDaemon(): Promise<void> {
     if (!cmd) throw unknownCommand(name);
     const input = parseInput(cmd, words);
     const tab = browser.tab(tabId);
+    const startedAt = Date.now();
     const target = cmd.args?.find((a) => a.kind === 'selector' && input[a.name] !== undefined);
     const ctx: CommandContext = {
       tab,
@@ -75,7 +76,7 @@ export async function runDaemon(): Promise<void> {
       daemon,
       actionTimeout: DEFAULTS.actionTimeoutMs,
       resolve: (sel) => resolveTarget(tab.page, sel),
-      settle: () => browser.settle(tab),
+      settle: () => browser.settle(tab, startedAt),
       callerPath: (p) => (isAbsolute(p) ? p : resolve(cwd && isAbsolute(cwd) ? cwd : process.cwd(), p)),
       execute: (n, w) => execute(n, w, tabId, cwd),
     };

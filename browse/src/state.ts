@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Paths } from './config';
 
 export interface DaemonState {
@@ -11,8 +11,10 @@ export interface DaemonState {
   mode: 'headless' | 'headed' | 'remote';
 }
 
+/** Creates the state dir 0700 with a .gitignore; an existing dir not named .gstack (a BROWSE_STATE_FILE elsewhere) is left as it is. */
 export function ensureStateDir(paths: Paths): void {
-  mkdirSync(paths.stateDir, { recursive: true, mode: 0o700 });
+  const created = mkdirSync(paths.stateDir, { recursive: true, mode: 0o700 }) !== undefined;
+  if (!created && basename(paths.stateDir) !== '.gstack') return;
   chmodSync(paths.stateDir, 0o700);
   const ignore = join(paths.stateDir, '.gitignore');
   if (!existsSync(ignore)) writeFileSync(ignore, '*\n', { mode: 0o600 });
@@ -46,12 +48,19 @@ export function removeStateIfOwned(paths: Paths, pid = process.pid): void {
   } catch {}
 }
 
+/** True for a running process; an exited one nobody has reaped yet (a zombie) counts as dead. */
 export function isPidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
   }
 }

@@ -49,6 +49,8 @@ export interface CommandSpec {
   local?: boolean;
   /** With no arguments, the CLI passes standard input (when piped) as the first argument. */
   stdin?: boolean;
+  /** When no daemon is running, the CLI prints this instead of starting one just to run the command. */
+  whenNoDaemon?: string;
   run(ctx: CommandContext, input: Input): Promise<string | CommandResult>;
 }
 

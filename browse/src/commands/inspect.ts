@@ -108,6 +108,7 @@ function logCommand<T>(
     async run(ctx, input) {
       const buffer = ctx.logs[name] as unknown as { toArray(): T[]; clear(): void; length: number };
       if (input.clear) {
+        await ctx.logs.flush(); // entries not yet on disk still reach the log file
         const n = buffer.length;
         buffer.clear();
         return `Cleared ${n} ${name} entries.`;

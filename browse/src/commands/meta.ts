@@ -29,6 +29,7 @@ export const stop = defineCommand({
   category: 'meta',
   group: 'Meta',
   description: 'Shut down the daemon and its browser (the next command starts a fresh one)',
+  whenNoDaemon: 'No daemon is running.',
   async run() {
     return { text: 'Stopped.', after: 'exit' };
   },
@@ -124,7 +125,7 @@ export function parseChainText(text: string): string[][] {
 
 function parseSteps(raw: string): string[][] {
   const trimmed = raw.trim();
-  if (trimmed.startsWith('[')) {
+  if (trimmed.startsWith('[') || trimmed.startsWith('{')) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(trimmed);

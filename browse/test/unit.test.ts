@@ -1,0 +1,169 @@
+// Pure logic: fast tests with no browser.
+import { describe, expect, test } from 'bun:test';
+import { mkdtempSync, symlinkSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseInput } from '../src/commands/define';
+import { commands, findCommand, unknownCommand } from '../src/commands/index';
+import { parseChainText } from '../src/commands/meta';
+import { BrowseError, translateError } from '../src/errors';
+import { normalizeUrl, validateOutputPath } from '../src/policy';
+import { redactValue } from '../src/redact';
+import { RingBuffer } from '../src/ring-buffer';
+
+describe('RingBuffer', () => {
+  test('keeps the newest entries up to capacity, oldest first', () => {
+    const rb = new RingBuffer<number>(3);
+    for (let i = 0; i < 5; i++) rb.push(i);
+    expect(rb.toArray()).toEqual([2, 3, 4]);
+    expect(rb.length).toBe(3);
+    expect(rb.nextSeq).toBe(5);
+  });
+
+  test('since(seq) returns only what is new and still held', () => {
+    const rb = new RingBuffer<string>(4);
+    rb.push('a');
+    rb.push('b');
+    const mark = rb.nextSeq;
+    rb.push('c');
+    expect(rb.since(mark)).toEqual(['c']);
+    for (const x of ['d', 'e', 'f', 'g']) rb.push(x);
+    expect(rb.since(mark)).toEqual(['d', 'e', 'f', 'g']); // 'c' was overwritten
+    rb.clear();
+    expect(rb.toArray()).toEqual([]);
+    rb.push('h');
+    expect(rb.since(mark)).toEqual(['h']);
+  });
+
+  test('push is O(1): 200,000 pushes into a 50,000 ring stay fast and bounded', () => {
+    const rb = new RingBuffer<number>(50_000);
+    const t = performance.now();
+    for (let i = 0; i < 200_000; i++) rb.push(i);
+    expect(performance.now() - t).toBeLessThan(500);
+    expect(rb.length).toBe(50_000);
+    expect(rb.toArray()[0]).toBe(150_000);
+  });
+});
+
+describe('argument parsing from the registry', () => {
+  const cmd = (name: string) => findCommand(name)!;
+
+  test('positional, rest and flags', () => {
+    expect(parseInput(cmd('fill'), ['#a', 'hello', 'world'])).toEqual({ selector: '#a', text: 'hello world' });
+    expect(parseInput(cmd('screenshot'), ['--clip', '0,0,1,1', 'x.png'])).toEqual({ clip: '0,0,1,1', path: 'x.png' });
+    expect(parseInput(cmd('screenshot'), ['--selector=#a'])).toEqual({ selector: '#a' });
+    expect(parseInput(cmd('console'), ['--errors'])).toEqual({ errors: true });
+    expect(parseInput(cmd('tab'), ['3'])).toEqual({ id: 3 });
+    expect(parseInput(cmd('chain'), ['--stop-on-error', '[]'])).toEqual({ stopOnError: true, steps: '[]' });
+  });
+
+  test('text after -- is never a flag', () => {
+    expect(parseInput(cmd('screenshot'), ['--', '--viewport'])).toEqual({ path: '--viewport' });
+  });
+
+  test('commands without flags take words that look like flags as text', () => {
+    expect(parseInput(cmd('type'), ['--not-a-flag'])).toEqual({ text: '--not-a-flag' });
+  });
+
+  test('rejections carry the usage', () => {
+    expect(() => parseInput(cmd('goto'), [])).toThrow('Missing <url>. Usage: goto <url>');
+    expect(() => parseInput(cmd('url'), ['x'])).toThrow("Unexpected argument 'x'");
+    expect(() => parseInput(cmd('tab'), ['1.5'])).toThrow('id must be a whole number');
+    expect(() => parseInput(cmd('console'), ['--errors=yes'])).toThrow('takes no value');
+    expect(() => parseInput(cmd('screenshot'), ['--clip'])).toThrow('needs a value');
+    expect(() => parseInput(cmd('is'), ['big', '#a'])).toThrow("'big' is not one of");
+  });
+
+  test('every registry entry is complete and names are unique', () => {
+    const names = new Set<string>();
+    for (const c of commands) {
+      expect(c.description.length).toBeGreaterThan(10);
+      expect(c.usage.startsWith(c.name)).toBe(true);
+      expect(['read', 'write', 'meta']).toContain(c.category);
+      expect(names.has(c.name)).toBe(false);
+      names.add(c.name);
+    }
+    expect(names.size).toBe(39);
+  });
+});
+
+describe('unknown commands', () => {
+  test('suggest the nearest command', () => {
+    expect(unknownCommand('clik').message).toBe("Unknown command 'clik'. Did you mean 'click'?");
+    expect(unknownCommand('screenshto').message).toContain("'screenshot'");
+    expect(unknownCommand('newt').message).toContain("'newtab'");
+    expect(unknownCommand('zzzzzzzz').message).toBe("Unknown command 'zzzzzzzz'.");
+  });
+});
+
+describe('chain text', () => {
+  test('splits on | and newlines, honouring quotes', () => {
+    expect(parseChainText('goto http://x | click "#a b" | js \'1 | 2\'\ntext')).toEqual([
+      ['goto', 'http://x'],
+      ['click', '#a b'],
+      ['js', '1 | 2'],
+      ['text'],
+    ]);
+    expect(parseChainText('fill #a ""')).toEqual([['fill', '#a', '']]);
+    expect(() => parseChainText('click "open')).toThrow('Unclosed quote');
+  });
+});
+
+describe('URL policy', () => {
+  test('adds schemes to bare hosts and keeps good URLs', () => {
+    expect(normalizeUrl('localhost:3000/x')).toBe('http://localhost:3000/x');
+    expect(normalizeUrl('127.0.0.1:8080')).toBe('http://127.0.0.1:8080/');
+    expect(normalizeUrl('example.com')).toBe('https://example.com/');
+    expect(normalizeUrl('about:blank')).toBe('about:blank');
+    expect(normalizeUrl('https://a.test/p?q=1')).toBe('https://a.test/p?q=1');
+  });
+
+  test('refuses other schemes and metadata hosts', () => {
+    expect(() => normalizeUrl('javascript:alert(1)')).toThrow('not allowed');
+    expect(() => normalizeUrl('data:text/html,hi')).toThrow('not allowed');
+    expect(() => normalizeUrl('http://169.254.169.254/')).toThrow('metadata');
+    expect(() => normalizeUrl('http://metadata.google.internal/')).toThrow('metadata');
+  });
+});
+
+describe('path policy', () => {
+  test('allows the temp dir, refuses elsewhere, including through symlinks and look-alike prefixes', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'browse-policy-'));
+    try {
+      expect(validateOutputPath(join(dir, 'a.png'))).toBe(join(dir, 'a.png'));
+      expect(() => validateOutputPath('/etc/a.png')).toThrow('outside the allowed directories');
+      expect(() => validateOutputPath('/tmpevil/a.png')).toThrow();
+      symlinkSync('/etc', join(dir, 'etc-link'));
+      expect(() => validateOutputPath(join(dir, 'etc-link', 'a.png'))).toThrow('outside the allowed directories');
+      symlinkSync('/etc/hostname', join(dir, 'file-link.png'));
+      expect(() => validateOutputPath(join(dir, 'file-link.png'))).toThrow('outside the allowed directories');
+      expect(() => validateOutputPath(join(dir, 'missing-dir', 'a.png'))).toThrow('does not exist');
+      writeFileSync(join(dir, 'ok.png'), '');
+      expect(validateOutputPath(join(dir, 'sub', '..', 'ok.png'))).toBe(join(dir, 'ok.png'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('redaction', () => {
+  test('secret-looking names and values are hidden, with their length', () => {
+    expect(redactValue('theme', 'dark')).toBe('dark');
+    expect(redactValue('session_id', 'abc')).toBe('[REDACTED — 3 chars]');
+    expect(redactValue('x', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig')).toMatch(/^\[REDACTED/);
+    expect(redactValue('note', 'sk-abcdefghijklmnop')).toMatch(/^\[REDACTED/);
+    expect(redactValue('note', 'AKIAABCDEFGHIJKLMNOP')).toMatch(/^\[REDACTED/);
+  });
+});
+
+describe('error translation', () => {
+  test('Playwright messages become agent instructions', () => {
+    const t = (m: string, target?: string) => translateError(new Error(m), target);
+    expect(t('locator.click: Timeout 5000ms exceeded.\nCall log:\n  - waiting for locator(\'#x\')', '#x').message).toBe("Element '#x' not found or not interactable within 5s.");
+    expect(t("locator.click: Error: strict mode violation: locator('p') resolved to 4 elements:", 'p').message).toBe("Selector 'p' matched 4 elements.");
+    expect(t('page.goto: net::ERR_NAME_NOT_RESOLVED at http://nope.invalid/').message).toBe('Could not load http://nope.invalid/: the host name does not resolve.');
+    expect(t('Target page, context or browser has been closed').hint).toContain('tabs');
+    const mine = new BrowseError('mine', 'hint');
+    expect(translateError(mine)).toBe(mine);
+  });
+});
