@@ -26,18 +26,46 @@ export class BrowserManager {
   private nextId = 1;
   private closing = false;
   dialogPolicy: DialogPolicy = { accept: true };
+  /** What drives the pages: a Chromium path, or the remote endpoint. */
   executable = '';
+  mode: 'headless' | 'remote' = 'headless';
 
   constructor(
     private readonly logs: LogStore,
     private readonly onBrowserGone: (reason: string) => void,
   ) {}
 
-  async launch(): Promise<void> {
+  async launch(env = process.env): Promise<void> {
+    this.browser = env.BROWSE_CONNECT || env.BROWSE_CDP_URL ? await this.connectRemote(env) : await this.launchLocal();
+    this.browser.on('disconnected', () => {
+      if (!this.closing) this.onBrowserGone(`${this.mode === 'remote' ? 'remote browser' : 'Chromium'} disconnected (crashed, killed or closed)`);
+    });
+    this.context = await this.browser.newContext({ viewport: { ...DEFAULTS.viewport } });
+    this.context.on('page', (page) => this.adopt(page));
+    await this.newTab();
+  }
+
+  // Scale-out: a Playwright browser server (ws://, e.g. Browserless or launchServer) or a Chrome over CDP.
+  private async connectRemote(env: NodeJS.ProcessEnv): Promise<Browser> {
+    this.mode = 'remote';
+    const ws = env.BROWSE_CONNECT;
+    const endpoint = (ws ?? env.BROWSE_CDP_URL)!;
+    const allowed = ws ? /^wss?:\/\//i : /^(https?|wss?):\/\//i;
+    if (!allowed.test(endpoint)) {
+      const name = ws ? 'BROWSE_CONNECT' : 'BROWSE_CDP_URL';
+      throw new BrowseError(`${name}='${endpoint}' is not a ${ws ? 'ws:// or wss://' : 'http(s):// or ws(s)://'} URL.`, `Fix or unset ${name}.`, 500);
+    }
+    const { protocol, host } = new URL(endpoint);
+    this.executable = `${ws ? 'playwright server' : 'CDP'} at ${protocol}//${host}`; // paths and queries may carry secrets
+    const timeout = DEFAULTS.navigationTimeoutMs;
+    return ws ? chromium.connect(endpoint, { timeout }) : chromium.connectOverCDP(endpoint, { timeout });
+  }
+
+  private async launchLocal(): Promise<Browser> {
     const choice = findChromium(() => chromium.executablePath());
     if (!choice) throw new BrowseError('Chromium was not found.', MISSING_CHROMIUM_HINT, 500);
     this.executable = choice.path ?? 'playwright';
-    this.browser = await chromium.launch({
+    return chromium.launch({
       executablePath: choice.path,
       headless: true,
       chromiumSandbox: sandboxAllowed(),
@@ -47,12 +75,6 @@ export class BrowserManager {
       handleSIGTERM: false,
       handleSIGHUP: false,
     });
-    this.browser.on('disconnected', () => {
-      if (!this.closing) this.onBrowserGone('Chromium disconnected (crashed or was killed)');
-    });
-    this.context = await this.browser.newContext({ viewport: { ...DEFAULTS.viewport } });
-    this.context.on('page', (page) => this.adopt(page));
-    await this.newTab();
   }
 
   get browserContext(): BrowserContext {

@@ -146,7 +146,7 @@ export async function runDaemon(): Promise<void> {
     }
   };
 
-  process.on('SIGTERM', () => log('SIGTERM ignored in headless mode (agent sandboxes send it between calls); use `browse stop` or SIGINT'));
+  process.on('SIGTERM', () => log('SIGTERM ignored (agent sandboxes send it between calls); use `browse stop` or SIGINT'));
   process.on('SIGINT', () => void shutdown(0, 'SIGINT'));
   process.on('SIGHUP', () => void shutdown(0, 'SIGHUP'));
   process.on('unhandledRejection', (e) => log(`unhandled rejection: ${e instanceof Error ? e.message : String(e)}`));
@@ -175,6 +175,7 @@ export async function runDaemon(): Promise<void> {
     process.exit(1);
   }
   daemon.chromium = browser.executable;
+  daemon.mode = browser.mode;
   logs.startFlushing();
   writeState(paths, {
     pid: process.pid,
@@ -182,7 +183,7 @@ export async function runDaemon(): Promise<void> {
     token,
     startedAt: new Date(startedAt).toISOString(),
     binaryVersion: daemon.binaryVersion,
-    mode: 'headless',
+    mode: browser.mode,
   });
   log(`daemon ready: pid ${process.pid}, port ${daemon.port}, ${commands.length} commands, chromium ${browser.executable}`);
 
