@@ -19,31 +19,28 @@ export const goto = defineCommand({
   },
 });
 
-export const back = defineCommand({
-  name: 'back',
-  category: 'write',
-  group: 'Navigate',
-  description: 'Go back in history',
-  async run(ctx) {
-    const before = ctx.page.url();
-    const response = await ctx.page.goBack(nav);
-    if (!response && ctx.page.url() === before) throw new BrowseError('There is no previous page in this tab.', 'Run `goto <url>` to navigate.');
-    return `Back to ${ctx.page.url()} (${statusOf(response)})`;
-  },
-});
+// back and forward differ only in direction and wording.
+function historyCommand(name: 'back' | 'forward') {
+  const [label, missing, hint] =
+    name === 'back'
+      ? ['Back to', 'There is no previous page in this tab.', 'Run `goto <url>` to navigate.']
+      : ['Forward to', 'There is no next page in this tab.', 'Run `back` first, or `goto <url>`.'];
+  return defineCommand({
+    name,
+    category: 'write',
+    group: 'Navigate',
+    description: `Go ${name} in history`,
+    async run(ctx) {
+      const before = ctx.page.url();
+      const response = await (name === 'back' ? ctx.page.goBack(nav) : ctx.page.goForward(nav));
+      if (!response && ctx.page.url() === before) throw new BrowseError(missing, hint);
+      return `${label} ${ctx.page.url()} (${statusOf(response)})`;
+    },
+  });
+}
 
-export const forward = defineCommand({
-  name: 'forward',
-  category: 'write',
-  group: 'Navigate',
-  description: 'Go forward in history',
-  async run(ctx) {
-    const before = ctx.page.url();
-    const response = await ctx.page.goForward(nav);
-    if (!response && ctx.page.url() === before) throw new BrowseError('There is no next page in this tab.', 'Run `back` first, or `goto <url>`.');
-    return `Forward to ${ctx.page.url()} (${statusOf(response)})`;
-  },
-});
+export const back = historyCommand('back');
+export const forward = historyCommand('forward');
 
 export const reload = defineCommand({
   name: 'reload',
