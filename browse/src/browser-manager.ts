@@ -174,7 +174,7 @@ export class BrowserManager {
   async settle(tab: Tab, since: number, timeoutMs: number = DEFAULTS.settleTimeoutMs): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     const busy = () => [...tab.inflight.values()].some((t) => t >= since);
-    await new Promise((r) => setTimeout(r, 0));
+    await new Promise((r) => setImmediate(r));
     while (busy() && Date.now() < deadline && !tab.page.isClosed()) {
       await new Promise((r) => setTimeout(r, 10));
     }

@@ -1,23 +1,12 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { fetchHealth, postCommand } from './client';
+import { busyError, fetchHealth, postCommand } from './client';
 import { isCompiled, readBinaryVersion, type Paths } from './config';
 import { BrowseError } from './errors';
-import { ensureStateDir, isPidAlive, readState, removeStateIfOwned, type DaemonState } from './state';
+import { ensureStateDir, isOurDaemon, isPidAlive, readState, removeStateIfOwned, type DaemonState } from './state';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const startBudgetMs = () => (process.env.CI ? 30_000 : 15_000);
-
-/** A pid can be recycled: on Linux, make sure it still is one of our daemons before trusting it. */
-export function isOurDaemon(pid: number): boolean {
-  if (!isPidAlive(pid)) return false;
-  if (process.platform !== 'linux') return true;
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('__daemon');
-  } catch {
-    return true;
-  }
-}
 
 async function waitForExit(pid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -27,13 +16,6 @@ async function waitForExit(pid: number, ms: number): Promise<boolean> {
   }
   return !isOurDaemon(pid);
 }
-
-export const busyError = (s: DaemonState) =>
-  new BrowseError(
-    `The daemon (pid ${s.pid}) is alive but not answering on port ${s.port}; it may be busy with a long command.`,
-    'Retry in a moment, or run `browse --force-restart <command>` to replace it.',
-    503,
-  );
 
 /** Stops a daemon politely; refuses to kill one that is alive but unresponsive unless forced. */
 export async function stopDaemon(paths: Paths, s: DaemonState, force: boolean): Promise<void> {
@@ -53,7 +35,7 @@ export async function stopDaemon(paths: Paths, s: DaemonState, force: boolean): 
 }
 
 /** A usable daemon: the current one if healthy and of our version, else a fresh one. */
-export async function ensureDaemon(paths: Paths, opts: { forceRestart?: boolean } = {}): Promise<DaemonState> {
+export async function ensureDaemon(paths: Paths, opts: { forceRestart?: boolean; anyVersion?: boolean } = {}): Promise<DaemonState> {
   let state = readState(paths);
   if (state && opts.forceRestart) {
     await stopDaemon(paths, state, true);
@@ -64,7 +46,7 @@ export async function ensureDaemon(paths: Paths, opts: { forceRestart?: boolean 
     state = null;
   }
   const version = readBinaryVersion();
-  if (state && state.binaryVersion !== version) {
+  if (state && state.binaryVersion !== version && !opts.anyVersion) {
     // The binary was rebuilt: replace the daemon once, so new code serves the next command.
     await stopDaemon(paths, state, false);
     state = null;

@@ -92,8 +92,14 @@ export async function runDaemon(): Promise<void> {
     if (!body || typeof body.command !== 'string' || (body.args !== undefined && !Array.isArray(body.args))) {
       return errorResponse(new BrowseError('Request body must be JSON {command, args?, tabId?}.', 'Example: {"command":"goto","args":["http://localhost:3000"]}'));
     }
+    const args = (body.args ?? []).map(String);
+    const cmd = findCommand(body.command);
+    if (cmd?.stdin && args.every((w) => w.startsWith('--'))) {
+      // The CLI's warm path does not know which commands read stdin: tell it, and it sends again.
+      return json({ error: `${cmd.name} needs input.`, hint: `Pass it as an argument or pipe it on stdin. Usage: ${cmd.usage}`, needsStdin: true }, 400);
+    }
     try {
-      const result = await execute(body.command, (body.args ?? []).map(String), body.tabId, body.cwd);
+      const result = await execute(body.command, args, body.tabId, body.cwd);
       if (result.after) setTimeout(() => void shutdown(0, `${body.command} command`), 10);
       const headers: Record<string, string> = { 'content-type': 'text/plain; charset=utf-8' };
       if (result.after) headers['x-browse-after'] = result.after;

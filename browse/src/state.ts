@@ -64,3 +64,14 @@ export function isPidAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** A pid can be recycled: on Linux, make sure it still is one of our daemons before trusting it. */
+export function isOurDaemon(pid: number): boolean {
+  if (!isPidAlive(pid)) return false;
+  if (process.platform !== 'linux') return true;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('__daemon');
+  } catch {
+    return true;
+  }
+}

@@ -256,6 +256,23 @@ describe('interact', () => {
   });
 });
 
+describe('actionability', () => {
+  test('click waits for an element that becomes enabled or visible, scrolls to far ones, and refuses covered ones', async () => {
+    await ok('goto', fixtures.url('/actionability.html'));
+    await ok('click', '#arm');
+    await ok('click', '#late'); // disabled for 400 ms: the full actionability wait takes over
+    expect(await ok('text', '#out')).toBe('late clicked');
+    await ok('click', '#show');
+    await ok('click', '#hidden-btn');
+    expect(await ok('text', '#out')).toBe('hidden clicked');
+    await ok('click', '#far-btn');
+    expect(await ok('text', '#out')).toBe('far clicked');
+    const covered = await run(['click', '#covered']);
+    expect(covered.code).toBe(1);
+    expect(covered.stderr).toContain("Element '#covered' not found or not interactable within 5s.");
+  });
+});
+
 describe('visual', () => {
   test('screenshot writes a PNG: full page, viewport, element, clip', async () => {
     await ok('goto', fixtures.url('/basic.html'));

@@ -1,5 +1,34 @@
+import type { Locator } from 'playwright';
 import { BrowseError } from '../errors';
 import { defineCommand } from './define';
+
+/**
+ * Playwright's actionability wait costs two animation frames (~33 ms) even for an element that is
+ * ready. One in-page check (attached, enabled, visible, and the element itself receives the pointer at
+ * its centre) lets a ready element skip it; anything doubtful takes Playwright's full wait.
+ */
+function readyForPointer(loc: Locator, timeout: number): Promise<boolean> {
+  return loc.evaluate(
+    (el) => {
+      if (!el.isConnected || (el as HTMLButtonElement).disabled || el.getAttribute('aria-disabled') === 'true') return false;
+      const style = getComputedStyle(el);
+      if (style.visibility !== 'visible' || style.pointerEvents === 'none') return false;
+      let r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) return false;
+      const outside = (b: DOMRect) => b.left + b.width / 2 < 0 || b.top + b.height / 2 < 0 || b.left + b.width / 2 > innerWidth || b.top + b.height / 2 > innerHeight;
+      if (outside(r)) {
+        el.scrollIntoView({ block: 'center', inline: 'center' });
+        r = el.getBoundingClientRect();
+        if (outside(r)) return false;
+      }
+      const root = el.getRootNode() as Document | ShadowRoot;
+      const hit = root.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return hit !== null && (hit === el || el.contains(hit));
+    },
+    undefined,
+    { timeout },
+  );
+}
 
 export const click = defineCommand({
   name: 'click',
@@ -8,7 +37,9 @@ export const click = defineCommand({
   description: 'Click an element; waits briefly (≤2 s) for requests it started',
   args: [{ name: 'selector', kind: 'selector', required: true }],
   async run(ctx, { selector }) {
-    await ctx.resolve(String(selector)).click({ timeout: ctx.actionTimeout });
+    const loc = ctx.resolve(String(selector));
+    const force = await readyForPointer(loc, ctx.actionTimeout);
+    await loc.click({ timeout: ctx.actionTimeout, force });
     await ctx.settle();
     return `Clicked ${selector} → now at ${ctx.page.url()}`;
   },
@@ -55,7 +86,8 @@ export const hover = defineCommand({
   description: 'Move the mouse over an element',
   args: [{ name: 'selector', kind: 'selector', required: true }],
   async run(ctx, { selector }) {
-    await ctx.resolve(String(selector)).hover({ timeout: ctx.actionTimeout });
+    const loc = ctx.resolve(String(selector));
+    await loc.hover({ timeout: ctx.actionTimeout, force: await readyForPointer(loc, ctx.actionTimeout) });
     return `Hovered ${selector}`;
   },
 });
