@@ -140,6 +140,12 @@ describe('daemon lifecycle', () => {
       expect(pidAlive(first.pid)).toBe(false);
       await home.run(['url'], { bin });
       expect(home.state()!.pid).toBe(second.pid);
+      // `stop` from yet another build stops the running daemon without starting one of its own.
+      writeFileSync(join(binDir, '.version'), 'version-three\n');
+      expect((await home.run(['stop'], { bin })).stdout).toBe('Stopped.');
+      expect(await waitFor(() => !pidAlive(second.pid), 8000)).toBe(true);
+      expect(home.state()).toBeNull();
+      expect(daemonProcesses(home.stateFile)).toEqual([]);
     } finally {
       rmSync(binDir, { recursive: true, force: true });
     }
