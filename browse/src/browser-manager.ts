@@ -1,14 +1,21 @@
-import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright';
+import { chromium, type Browser, type BrowserContext, type Frame, type Page, type Request } from 'playwright';
 import { CHROMIUM_ARGS, findChromium, MISSING_CHROMIUM_HINT, sandboxAllowed } from './chromium';
 import { DEFAULTS } from './config';
 import { BrowseError } from './errors';
 import type { LogStore } from './logs';
+import type { RefMap } from './refs';
 
 export interface Tab {
   id: number;
   page: Page;
   /** Requests started and not yet finished or failed, with their start time: what `settle` waits on. */
   inflight: Map<Request, number>;
+  /** Refs of the last snapshot; cleared when a new document loads. */
+  refs: RefMap;
+  /** The frame entered with `frame`, if any. */
+  frame?: Frame;
+  /** Last snapshot lines per flag set, for `snapshot -D`. */
+  snapshots: Map<string, string[]>;
 }
 
 export interface DialogPolicy {
@@ -85,13 +92,20 @@ export class BrowserManager {
   private adopt(page: Page): Tab {
     const known = this.tabOf.get(page);
     if (known) return known;
-    const tab: Tab = { id: this.nextId++, page, inflight: new Map() };
+    const tab: Tab = { id: this.nextId++, page, inflight: new Map(), refs: new Map(), snapshots: new Map() };
     this.tabs.set(tab.id, tab);
     this.tabOf.set(page, tab);
     this.activeId = tab.id; // a popup or new tab takes focus, as it does for a person
     page.on('close', () => {
       this.tabs.delete(tab.id);
       if (this.activeId === tab.id) this.activeId = Math.max(0, ...this.tabs.keys());
+    });
+    page.on('domcontentloaded', () => {
+      tab.refs = new Map(); // a new document: old refs would point at nothing, or worse, at look-alikes
+      tab.frame = undefined;
+    });
+    page.on('framedetached', (f) => {
+      if (tab.frame === f) tab.frame = undefined;
     });
     page.on('console', (msg) => this.logs.console.push({ ts: Date.now(), level: msg.type(), text: msg.text() }));
     page.on('pageerror', (err) => this.logs.console.push({ ts: Date.now(), level: 'error', text: `Uncaught ${err.message}` }));

@@ -7,6 +7,7 @@ import { parseInput, type CommandResult } from './commands/define';
 import { DEFAULTS, intFromEnv, readBinaryVersion, resolvePaths } from './config';
 import { BrowseError, translateError } from './errors';
 import { LogStore } from './logs';
+import { resolveTarget } from './refs';
 import { ensureStateDir, removeStateIfOwned, writeState } from './state';
 
 const log = (msg: string) => console.log(`[${new Date().toISOString()}] ${msg}`);
@@ -66,16 +67,20 @@ export async function runDaemon(): Promise<void> {
     if (!cmd) throw unknownCommand(name);
     const input = parseInput(cmd, words);
     const tab = browser.tab(tabId);
+    if (cmd.mainFrameOnly && tab.frame) {
+      throw new BrowseError(`${cmd.name} acts on the whole tab, but a frame is entered.`, 'Run `frame main` first.');
+    }
     const startedAt = Date.now();
     const target = cmd.args?.find((a) => a.kind === 'selector' && input[a.name] !== undefined);
     const ctx: CommandContext = {
       tab,
       page: tab.page,
+      frame: tab.frame ?? tab.page.mainFrame(),
       browser,
       logs,
       daemon,
       actionTimeout: DEFAULTS.actionTimeoutMs,
-      resolve: (sel) => resolveTarget(tab.page, sel),
+      resolve: (sel) => resolveTarget(tab.refs, tab.frame ?? tab.page.mainFrame(), sel),
       settle: () => browser.settle(tab, startedAt),
       callerPath: (p) => (isAbsolute(p) ? p : resolve(cwd && isAbsolute(cwd) ? cwd : process.cwd(), p)),
       execute: (n, w) => execute(n, w, tabId, cwd),
@@ -199,12 +204,4 @@ export async function runDaemon(): Promise<void> {
     }, Math.min(idleTimeoutMs / 4, 60_000));
     timer.unref?.();
   }
-}
-
-// CSS selectors now; @refs arrive with `snapshot`.
-function resolveTarget(page: import('playwright').Page, target: string) {
-  if (/^@[ec]\d+$/.test(target)) {
-    throw new BrowseError(`Unknown ref ${target}: no snapshot refs exist on this tab.`, 'Use a CSS selector (refs come from `snapshot`).');
-  }
-  return page.locator(target);
 }

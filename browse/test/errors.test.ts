@@ -40,7 +40,7 @@ const cases: [string, string[], RegExp][] = [
   ['unreachable host', ['goto', `http://127.0.0.1:${closedPort}/`], new RegExp(`^Error: Could not load http://127\\.0\\.0\\.1:${closedPort}/: connection refused`)],
   ['file that does not exist', ['goto', 'file:///tmp/browse-no-such-file.html'], /^Error: File \/tmp\/browse-no-such-file\.html does not exist\./],
   ['file outside the allowed directories', ['goto', 'file:///etc/passwd'], /^Error: Path \/etc\/passwd is outside the allowed directories\./],
-  ['unknown ref', ['click', '@e7'], /^Error: Unknown ref @e7/],
+  ['unknown ref', ['click', '@e7'], /^Error: Ref @e7 does not exist: this tab has no refs \(they clear on navigation\)\. Run `snapshot`/],
   ['unknown global flag', ['--fast', 'url'], /^Error: Unknown global flag '--fast'\./],
 ];
 

@@ -31,6 +31,7 @@ export function startFixtureServer() {
           ],
         });
       }
+      if (p === '/generated') return new Response(generatedPage(Number(url.searchParams.get('n') ?? 1000)), { headers: { 'content-type': 'text/html' } });
       if (p === '/status/404') return new Response('<title>Nope</title>not here', { status: 404, headers: { 'content-type': 'text/html' } });
       const name = p === '/' ? 'basic.html' : p.slice(1);
       if (name.includes('..')) return new Response('bad', { status: 400 });
@@ -42,6 +43,16 @@ export function startFixtureServer() {
     },
   });
   return { url: (path: string) => `http://127.0.0.1:${server.port}${path}`, stop: () => server.stop(true) };
+}
+
+/** A page of about n DOM nodes: sections of headings, text, links, inputs and buttons. */
+export function generatedPage(n: number): string {
+  const parts: string[] = ['<!doctype html><html><head><title>Generated</title></head><body>'];
+  for (let i = 0; i * 10 < n; i++) {
+    parts.push(`<section><h2>Section ${i}</h2><p>Paragraph ${i} with <b>bold</b> text.</p><ul><li><a href="#s${i}">Link ${i}</a></li><li>Item ${i}</li></ul><label>Field ${i} <input></label><button>Button ${i}</button></section>`);
+  }
+  parts.push('</body></html>');
+  return parts.join('');
 }
 
 export interface CliResult {

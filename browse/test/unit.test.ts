@@ -83,7 +83,7 @@ describe('argument parsing from the registry', () => {
       expect(names.has(c.name)).toBe(false);
       names.add(c.name);
     }
-    expect(names.size).toBe(39);
+    expect(names.size).toBe(41);
   });
 });
 

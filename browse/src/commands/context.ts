@@ -1,4 +1,4 @@
-import type { Locator, Page } from 'playwright';
+import type { Frame, Locator, Page } from 'playwright';
 import type { BrowserManager, Tab } from '../browser-manager';
 import type { LogStore } from '../logs';
 import type { CommandResult } from './define';
@@ -16,12 +16,14 @@ export interface DaemonInfo {
 export interface CommandContext {
   readonly tab: Tab;
   readonly page: Page;
+  /** The document commands act in: the frame entered with `frame`, else the main frame. */
+  readonly frame: Frame;
   readonly browser: BrowserManager;
   readonly logs: LogStore;
   readonly daemon: DaemonInfo;
   readonly actionTimeout: number;
-  /** CSS selector or @ref → a Locator; strictness (one element) is enforced when it is used. */
-  resolve(target: string): Locator;
+  /** CSS selector (in ctx.frame) or @ref (checked to still exist, unambiguously) → a Locator. */
+  resolve(target: string): Promise<Locator>;
   /** After an action: wait briefly for the network requests it started. */
   settle(): Promise<void>;
   /** Resolves a user-given path against the caller's working directory. */

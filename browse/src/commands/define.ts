@@ -2,8 +2,8 @@ import { BrowseError } from '../errors';
 import type { CommandContext } from './context';
 
 export type Category = 'read' | 'write' | 'meta';
-export type Group = 'Navigate' | 'Read' | 'Inspect' | 'Interact' | 'Visual' | 'Tabs' | 'Meta';
-export const GROUP_ORDER: Group[] = ['Navigate', 'Read', 'Inspect', 'Interact', 'Visual', 'Tabs', 'Meta'];
+export type Group = 'Navigate' | 'Read' | 'Inspect' | 'Interact' | 'Visual' | 'Snapshot' | 'Tabs' | 'Meta';
+export const GROUP_ORDER: Group[] = ['Navigate', 'Read', 'Inspect', 'Interact', 'Visual', 'Snapshot', 'Tabs', 'Meta'];
 
 export interface ArgSpec {
   name: string;
@@ -20,6 +20,8 @@ export interface ArgSpec {
 
 export interface FlagSpec {
   name: `--${string}`;
+  /** One-letter form; boolean short flags combine (`-ic`), a value flag may end a cluster (`-id 3`). */
+  short?: `-${string}`;
   kind: 'boolean' | 'string' | 'int';
   description: string;
   /** Placeholder for the value in usage, e.g. "<ms>". */
@@ -51,6 +53,8 @@ export interface CommandSpec {
   stdin?: boolean;
   /** When no daemon is running, the CLI prints this instead of starting one just to run the command. */
   whenNoDaemon?: string;
+  /** Acts on the whole tab (navigation): refused while a `frame` is entered. */
+  mainFrameOnly?: boolean;
   run(ctx: CommandContext, input: Input): Promise<string | CommandResult>;
 }
 
@@ -68,7 +72,10 @@ function deriveUsage(spec: CommandSpec): string {
     const label = a.display ?? (a.choices ? a.choices.join('|') : a.name) + (a.kind === 'rest' ? '…' : '');
     parts.push(a.required ? `<${label}>` : `[${label}]`);
   }
-  for (const f of spec.flags ?? []) parts.push(f.kind === 'boolean' ? `[${f.name}]` : `[${f.name} ${f.value ?? '<value>'}]`);
+  for (const f of spec.flags ?? []) {
+    const name = f.short ?? f.name;
+    parts.push(f.kind === 'boolean' ? `[${name}]` : `[${name} ${f.value ?? '<value>'}]`);
+  }
   return parts.join(' ');
 }
 
@@ -103,6 +110,23 @@ export function parseInput(cmd: Command, raw: readonly string[]): Input {
       const value = inline ?? raw[++i];
       if (value === undefined) throw usageError(cmd, `Flag ${name} needs a value.`);
       input[flagKey(name)] = spec.kind === 'int' ? toInt(cmd, name, value) : value;
+      continue;
+    }
+    if (!flagsDone && /^-[A-Za-z]+$/.test(word) && flags.some((f) => f.short)) {
+      const letters = word.slice(1);
+      for (let k = 0; k < letters.length; k++) {
+        const spec = flags.find((f) => f.short === `-${letters[k]}`);
+        if (!spec) throw usageError(cmd, `Unknown flag '-${letters[k]}' for ${cmd.name}.`);
+        const key = flagKey(spec.name);
+        if (spec.kind === 'boolean') {
+          input[key] = true;
+          continue;
+        }
+        if (k !== letters.length - 1) throw usageError(cmd, `Flag -${letters[k]} takes a value, so it must come last in '${word}'.`);
+        const value = raw[++i];
+        if (value === undefined) throw usageError(cmd, `Flag -${letters[k]} needs a value.`);
+        input[key] = spec.kind === 'int' ? toInt(cmd, spec.name, value) : value;
+      }
       continue;
     }
     positional.push(word);

@@ -5,13 +5,14 @@ import * as read from './read';
 import * as inspect from './inspect';
 import * as interact from './interact';
 import * as visual from './visual';
+import * as snapshot from './snapshot';
 import * as tabs from './tabs';
 import * as meta from './meta';
 
 const isCommand = (v: unknown): v is Command => typeof v === 'object' && v !== null && 'run' in v && 'name' in v && 'group' in v;
 
 /** The registry: every command, in help order. Dispatch, help and docs read only this. */
-export const commands: readonly Command[] = [navigate, read, inspect, interact, visual, tabs, meta]
+export const commands: readonly Command[] = [navigate, read, inspect, interact, visual, snapshot, tabs, meta]
   .flatMap((mod) => Object.values(mod).filter(isCommand))
   .sort((a, b) => GROUP_ORDER.indexOf(a.group) - GROUP_ORDER.indexOf(b.group));
 

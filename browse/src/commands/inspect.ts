@@ -17,7 +17,7 @@ export const js = defineCommand({
   args: [{ name: 'expression', kind: 'rest', required: true }],
   async run(ctx, { expression }) {
     try {
-      return show(await ctx.page.evaluate(String(expression)));
+      return show(await ctx.frame.evaluate(String(expression)));
     } catch (e) {
       const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0].replace(/^page\.evaluate: /, '');
       if (/Target|closed|destroyed/.test(msg)) throw e;
@@ -36,7 +36,7 @@ export const css = defineCommand({
     { name: 'property', kind: 'string', required: true },
   ],
   async run(ctx, { selector, property }) {
-    return ctx.resolve(String(selector)).evaluate(
+    return (await ctx.resolve(String(selector))).evaluate(
       (el, prop) => getComputedStyle(el).getPropertyValue(prop),
       String(property),
       { timeout: ctx.actionTimeout },
@@ -51,7 +51,7 @@ export const attrs = defineCommand({
   description: "An element's attributes as JSON",
   args: [{ name: 'selector', kind: 'selector', required: true }],
   async run(ctx, { selector }) {
-    const found = await ctx.resolve(String(selector)).evaluate(
+    const found = await (await ctx.resolve(String(selector))).evaluate(
       (el) => Object.fromEntries(Array.from(el.attributes, (a) => [a.name, a.value])),
       undefined,
       { timeout: ctx.actionTimeout },
@@ -72,7 +72,7 @@ export const is = defineCommand({
     { name: 'selector', kind: 'selector', required: true },
   ],
   async run(ctx, { state, selector }) {
-    const loc = ctx.resolve(String(selector));
+    const loc = await ctx.resolve(String(selector));
     const timeout = ctx.actionTimeout;
     switch (state as (typeof STATES)[number]) {
       case 'visible':
@@ -161,11 +161,11 @@ export const storage = defineCommand({
   async run(ctx, { action, key, value }) {
     if (action === 'set') {
       if (key === undefined || value === undefined) throw new BrowseError('storage set needs a key and a value.', 'Usage: storage set <key> <value>');
-      await ctx.page.evaluate(([k, v]) => localStorage.setItem(k, v), [String(key), String(value)] as const);
+      await ctx.frame.evaluate(([k, v]) => localStorage.setItem(k, v), [String(key), String(value)] as const);
       return `Set localStorage[${JSON.stringify(key)}] (${String(value).length} chars)`;
     }
     if (key !== undefined) throw new BrowseError(`Unexpected argument '${key}'.`, 'Usage: storage [set <key> <value>]');
-    const dump = await ctx.page.evaluate(() => {
+    const dump = await ctx.frame.evaluate(() => {
       const read = (s: Storage) => Object.fromEntries(Array.from({ length: s.length }, (_, i) => s.key(i)!).map((k) => [k, s.getItem(k) ?? '']));
       try {
         return { localStorage: read(localStorage), sessionStorage: read(sessionStorage) };

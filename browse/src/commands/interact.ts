@@ -1,5 +1,6 @@
 import type { Locator } from 'playwright';
 import { BrowseError } from '../errors';
+import { describeTarget } from '../refs';
 import { defineCommand } from './define';
 
 /**
@@ -37,11 +38,11 @@ export const click = defineCommand({
   description: 'Click an element; waits briefly (≤2 s) for requests it started',
   args: [{ name: 'selector', kind: 'selector', required: true }],
   async run(ctx, { selector }) {
-    const loc = ctx.resolve(String(selector));
+    const loc = await ctx.resolve(String(selector));
     const force = await readyForPointer(loc, ctx.actionTimeout);
     await loc.click({ timeout: ctx.actionTimeout, force });
     await ctx.settle();
-    return `Clicked ${selector} → now at ${ctx.page.url()}`;
+    return `Clicked ${describeTarget(ctx.tab.refs, String(selector))} → now at ${ctx.page.url()}`;
   },
 });
 
@@ -55,11 +56,11 @@ export const fill = defineCommand({
     { name: 'text', kind: 'rest', required: true },
   ],
   async run(ctx, { selector, text }) {
-    const loc = ctx.resolve(String(selector));
+    const loc = await ctx.resolve(String(selector));
     await loc.fill(String(text), { timeout: ctx.actionTimeout });
     await loc.dispatchEvent('change', undefined, { timeout: ctx.actionTimeout });
     await ctx.settle();
-    return `Filled ${selector} (${String(text).length} chars)`;
+    return `Filled ${describeTarget(ctx.tab.refs, String(selector))} (${String(text).length} chars)`;
   },
 });
 
@@ -73,9 +74,9 @@ export const select = defineCommand({
     { name: 'value', kind: 'rest', required: true },
   ],
   async run(ctx, { selector, value }) {
-    const chosen = await ctx.resolve(String(selector)).selectOption(String(value), { timeout: ctx.actionTimeout });
+    const chosen = await (await ctx.resolve(String(selector))).selectOption(String(value), { timeout: ctx.actionTimeout });
     await ctx.settle();
-    return `Selected ${JSON.stringify(chosen.join(', '))} in ${selector}`;
+    return `Selected ${JSON.stringify(chosen.join(', '))} in ${describeTarget(ctx.tab.refs, String(selector))}`;
   },
 });
 
@@ -86,9 +87,9 @@ export const hover = defineCommand({
   description: 'Move the mouse over an element',
   args: [{ name: 'selector', kind: 'selector', required: true }],
   async run(ctx, { selector }) {
-    const loc = ctx.resolve(String(selector));
+    const loc = await ctx.resolve(String(selector));
     await loc.hover({ timeout: ctx.actionTimeout, force: await readyForPointer(loc, ctx.actionTimeout) });
-    return `Hovered ${selector}`;
+    return `Hovered ${describeTarget(ctx.tab.refs, String(selector))}`;
   },
 });
 
@@ -131,10 +132,10 @@ export const scroll = defineCommand({
   args: [{ name: 'selector', kind: 'selector' }],
   async run(ctx, { selector }) {
     if (selector) {
-      await ctx.resolve(String(selector)).scrollIntoViewIfNeeded({ timeout: ctx.actionTimeout });
+      await (await ctx.resolve(String(selector))).scrollIntoViewIfNeeded({ timeout: ctx.actionTimeout });
       return `Scrolled ${selector} into view`;
     }
-    const y = await ctx.page.evaluate(() => {
+    const y = await ctx.frame.evaluate(() => {
       window.scrollTo(0, document.documentElement.scrollHeight);
       return Math.round(window.scrollY);
     });
@@ -170,11 +171,11 @@ export const wait = defineCommand({
     }
     const started = Date.now();
     if (states.length) {
-      await ctx.page.waitForLoadState(states[0], { timeout });
+      await ctx.frame.waitForLoadState(states[0], { timeout });
       return `Reached ${states[0]} after ${Date.now() - started}ms`;
     }
     try {
-      await ctx.resolve(String(selector)).waitFor({ state: 'visible', timeout });
+      await (await ctx.resolve(String(selector))).waitFor({ state: 'visible', timeout });
     } catch (e) {
       if (/Timeout/.test(String(e))) throw new BrowseError(`Element '${selector}' did not appear within ${timeout}ms.`, 'Check the selector with `html` or `snapshot`, or wait longer: `wait <sel> <ms>`.');
       throw e;

@@ -67,7 +67,10 @@ function renderCommandHelp(cmd: Command): string {
   const lines = [`Usage: browse ${cmd.usage}`, '', cmd.description, `Category: ${cmd.category}`];
   if (cmd.flags?.length) {
     lines.push('', 'Flags:');
-    for (const f of cmd.flags) lines.push(`  ${(f.kind === 'boolean' ? f.name : `${f.name} ${f.value ?? '<value>'}`).padEnd(24)} ${f.description}`);
+    for (const f of cmd.flags) {
+      const names = f.short ? `${f.short}, ${f.name}` : f.name;
+      lines.push(`  ${(f.kind === 'boolean' ? names : `${names} ${f.value ?? '<value>'}`).padEnd(28)} ${f.description}`);
+    }
   }
   return lines.join('\n');
 }

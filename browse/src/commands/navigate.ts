@@ -10,6 +10,7 @@ export const goto = defineCommand({
   name: 'goto',
   category: 'write',
   group: 'Navigate',
+  mainFrameOnly: true,
   description: 'Open a URL and wait for DOMContentLoaded (15 s); prints the HTTP status',
   args: [{ name: 'url', kind: 'url', required: true }],
   async run(ctx, { url }) {
@@ -29,6 +30,7 @@ function historyCommand(name: 'back' | 'forward') {
     name,
     category: 'write',
     group: 'Navigate',
+    mainFrameOnly: true,
     description: `Go ${name} in history`,
     async run(ctx) {
       const before = ctx.page.url();
@@ -46,6 +48,7 @@ export const reload = defineCommand({
   name: 'reload',
   category: 'write',
   group: 'Navigate',
+  mainFrameOnly: true,
   description: 'Reload the page',
   async run(ctx) {
     const response = await ctx.page.reload(nav);

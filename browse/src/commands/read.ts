@@ -9,7 +9,7 @@ export const text = defineCommand({
   description: 'Visible text of the page, or of one element',
   args: [{ name: 'selector', kind: 'selector' }],
   async run(ctx, { selector }) {
-    const loc = ctx.resolve(selector ? String(selector) : 'body');
+    const loc = await ctx.resolve(selector ? String(selector) : 'body');
     return tidy(await loc.innerText({ timeout: ctx.actionTimeout }));
   },
 });
@@ -21,8 +21,8 @@ export const html = defineCommand({
   description: "The page's HTML, or one element's outer HTML",
   args: [{ name: 'selector', kind: 'selector' }],
   async run(ctx, { selector }) {
-    if (!selector) return ctx.page.content();
-    return ctx.resolve(String(selector)).evaluate((el) => el.outerHTML, undefined, { timeout: ctx.actionTimeout });
+    if (!selector) return ctx.frame.content();
+    return (await ctx.resolve(String(selector))).evaluate((el) => el.outerHTML, undefined, { timeout: ctx.actionTimeout });
   },
 });
 
@@ -32,7 +32,7 @@ export const links = defineCommand({
   group: 'Read',
   description: 'Every link on the page as "text → href"',
   async run(ctx) {
-    const rows = await ctx.page.evaluate(() =>
+    const rows = await ctx.frame.evaluate(() =>
       Array.from(document.querySelectorAll('a[href]'), (a) => {
         const label = ((a as HTMLElement).innerText || a.getAttribute('aria-label') || a.getAttribute('title') || '').replace(/\s+/g, ' ').trim();
         return `${label.slice(0, 100) || '(no text)'} → ${(a as HTMLAnchorElement).href}`;
@@ -48,7 +48,7 @@ export const forms = defineCommand({
   group: 'Read',
   description: 'Forms and their fields as JSON (password values masked)',
   async run(ctx) {
-    const found = await ctx.page.evaluate(() => {
+    const found = await ctx.frame.evaluate(() => {
       type Field = Record<string, unknown>;
       const labelOf = (el: Element): string | undefined => {
         const id = el.getAttribute('id');

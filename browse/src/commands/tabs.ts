@@ -1,4 +1,6 @@
+import type { Frame } from 'playwright';
 import { DEFAULTS } from '../config';
+import { BrowseError } from '../errors';
 import { normalizeUrl } from '../policy';
 import { defineCommand } from './define';
 
@@ -54,5 +56,42 @@ export const closetab = defineCommand({
   async run(ctx, { id }) {
     const { closed, active } = await ctx.browser.closeTab(id === undefined ? ctx.tab.id : Number(id));
     return `Closed tab ${closed.id}; active tab is ${active.id}: ${active.page.url()}`;
+  },
+});
+
+export const frame = defineCommand({
+  name: 'frame',
+  category: 'meta',
+  group: 'Tabs',
+  description: 'Enter an iframe so later commands act inside it; `frame main` returns to the page',
+  usage: 'frame <sel|@ref|--name n|--url pattern|main>',
+  args: [{ name: 'target', kind: 'selector' }],
+  flags: [
+    { name: '--name', kind: 'string', value: '<name>', description: "The frame whose name attribute is this" },
+    { name: '--url', kind: 'string', value: '<pattern>', description: 'The first frame whose URL contains this text' },
+  ],
+  async run(ctx, { target, name, url }) {
+    if ([target, name, url].filter((v) => v !== undefined).length !== 1) {
+      throw new BrowseError('frame needs exactly one of: a selector or @ref, --name <name>, --url <pattern>, or main.', 'Example: `frame iframe#checkout` or `frame main`.');
+    }
+    if (target === 'main') {
+      ctx.tab.frame = undefined;
+      return `Back in the main frame: ${ctx.page.url()}`;
+    }
+    let found: Frame | null | undefined;
+    if (name !== undefined) found = ctx.page.frame({ name: String(name) });
+    else if (url !== undefined) found = ctx.page.frames().find((f) => f !== ctx.page.mainFrame() && f.url().includes(String(url)));
+    else {
+      const handle = await (await ctx.resolve(String(target))).elementHandle({ timeout: ctx.actionTimeout });
+      found = await handle.contentFrame();
+      await handle.dispose();
+      if (!found) throw new BrowseError(`'${target}' is not an iframe.`, 'Point at an <iframe> element (its @ref from `snapshot`, or a CSS selector).');
+    }
+    if (!found) {
+      const known = ctx.page.frames().filter((f) => f !== ctx.page.mainFrame()).map((f) => (f.name() ? `${f.name()} (${f.url()})` : f.url()));
+      throw new BrowseError(`No frame matches ${name !== undefined ? `--name ${name}` : `--url ${url}`}.`, known.length ? `Frames on this page: ${known.join(', ')}.` : 'This page has no iframes.');
+    }
+    ctx.tab.frame = found;
+    return `Entered frame ${found.name() ? `"${found.name()}" ` : ''}${found.url()}; commands now act inside it (\`frame main\` to leave).`;
   },
 });

@@ -22,7 +22,7 @@ export const screenshot = defineCommand({
       throw new BrowseError('Use only one of --viewport, --selector, --clip.', 'Run `help screenshot`.');
     }
     if (input.selector) {
-      await ctx.resolve(String(input.selector)).screenshot({ path: out, timeout: ctx.actionTimeout });
+      await (await ctx.resolve(String(input.selector))).screenshot({ path: out, timeout: ctx.actionTimeout });
       return `Screenshot of ${input.selector} saved: ${out}`;
     }
     if (input.clip) {
