@@ -1,4 +1,4 @@
-// Latency and memory report for the compiled CLI against in-process and fresh-launch Playwright baselines.
+// Latency, memory and snapshot-size report for the compiled CLI against in-process and fresh-launch Playwright baselines.
 // Usage: bun run bench (after `bun run build`). Only 127.0.0.1 traffic; every daemon it starts is stopped.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { arch, cpus, platform, tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { DEFAULTS } from '../browse/src/config';
 
 const ROOT = join(import.meta.dir, '..');
 const BUILT_BINARY = join(ROOT, 'browse', 'dist', 'browse');
+const FIXTURES = join(ROOT, 'browse', 'test', 'fixtures');
 const WARM_RUNS = 30;
 const WARMUPS = 3;
 const COLD_RUNS = 3;
@@ -16,6 +17,13 @@ const VERSION_RUNS = 30;
 const FRESH_RUNS = 5;
 const CLI_TIMEOUT_MS = 30_000;
 const BARS = { url: 20, click: 30, fill: 20, coldMs: 1200, rssMb: 80 };
+const SNAPSHOT_BARS = { benchChars: 8000, benchMs: 80, generatedMs: 250, staleMs: 20 };
+// Peer figures from the spec, printed next to ours for reference only (not measured here).
+const PEERS = { bestChars: 10_000, bestMs: 85, mcpChars: 21_000 };
+const GENERATED_NODES = 1000;
+const STALE_RUNS = 20;
+const STALE_WARMUPS = 2;
+const ARIA_TIMEOUT_MS = 10_000;
 
 interface Op {
   name: string;
@@ -31,6 +39,7 @@ interface Stats {
 interface CliRun {
   ms: number;
   code: number;
+  stdout: string;
   stderr: string;
 }
 
@@ -44,15 +53,45 @@ function percentile(values: number[], p: number): number {
 
 const statsOf = (values: number[]): Stats => ({ p50: percentile(values, 50), p95: percentile(values, 95) });
 
-function benchServer(): ReturnType<typeof Bun.serve> {
-  const dir = join(ROOT, 'bench');
+/** About n DOM nodes in sections of headings, text, links, inputs and buttons (the shape of the tests' generatedPage). */
+function generatedPage(n: number): string {
+  const parts: string[] = ['<!doctype html><html><head><title>Generated</title></head><body>'];
+  for (let i = 0; i * 10 < n; i++) {
+    parts.push(
+      `<section><h2>Section ${i}</h2><p>Paragraph ${i} with <b>bold</b> text.</p><ul><li><a href="#s${i}">Link ${i}</a></li><li>Item ${i}</li></ul>` +
+        `<label>Field ${i} <input></label><button>Button ${i}</button></section>`,
+    );
+  }
+  parts.push('</body></html>');
+  return parts.join('');
+}
+
+/** n buttons with distinct names and ids (#b1 "Remove 1", …), for stale-ref timing: one removed per run. */
+function removablePage(n: number): string {
+  const buttons = Array.from({ length: n }, (_, i) => `<button id="b${i + 1}" type="button">Remove ${i + 1}</button>`);
+  return `<!doctype html><html><head><title>Removable</title></head><body>${buttons.join('')}</body></html>`;
+}
+
+// n from the query string, bounded so a typo cannot build a giant page.
+const sizeParam = (u: URL, fallback: number) => Math.min(Math.max(Number(u.searchParams.get('n')) || fallback, 1), 10_000);
+const html = (body: string) => new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8' } });
+
+/** Serves files directly inside the given dirs (first match wins) plus the two generated pages. */
+function staticServer(dirs: string[]): ReturnType<typeof Bun.serve> {
   return Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
     fetch(req) {
-      // basename: only files directly inside bench/, never a path that climbs out of it.
-      const file = join(dir, basename(new URL(req.url).pathname) || 'index.html');
-      return existsSync(file) ? new Response(Bun.file(file)) : new Response('Not found', { status: 404 });
+      const u = new URL(req.url);
+      if (u.pathname === '/generated') return html(generatedPage(sizeParam(u, GENERATED_NODES)));
+      if (u.pathname === '/removable') return html(removablePage(sizeParam(u, STALE_RUNS + STALE_WARMUPS)));
+      // basename: only files directly inside a served dir, never a path that climbs out of it.
+      const name = basename(u.pathname) || 'index.html';
+      for (const dir of dirs) {
+        const file = join(dir, name);
+        if (existsSync(file)) return new Response(Bun.file(file));
+      }
+      return new Response('Not found', { status: 404 });
     },
   });
 }
@@ -85,12 +124,12 @@ async function timeCli(stateFile: string, args: string[]): Promise<CliRun> {
     timeout: CLI_TIMEOUT_MS,
     killSignal: 'SIGKILL',
   });
-  const [code, , stderr] = await Promise.all([
+  const [code, stdout, stderr] = await Promise.all([
     proc.exited.then((c) => ({ c, ms: performance.now() - started })),
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
   ]);
-  return { ms: code.ms, code: code.c, stderr: stderr.trim() };
+  return { ms: code.ms, code: code.c, stdout, stderr: stderr.trim() };
 }
 
 async function cliMs(stateFile: string, args: string[]): Promise<number> {
@@ -254,16 +293,140 @@ async function closeAndReap(browser: Browser): Promise<number> {
   return closeMs;
 }
 
-async function floorStats(url: string, ops: Op[]): Promise<Map<string, Stats>> {
+interface SnapPage {
+  label: string;
+  url: string;
+}
+
+interface AriaSize {
+  plain: number | null; // page.locator('body').ariaSnapshot()
+  ai: number | null; // the same with { mode: 'ai' }: what Playwright MCP hands an agent, and what `snapshot` parses
+}
+
+// Characters as an agent would count them (code points), without the trailing newline.
+const charCount = (text: string) => [...text.trimEnd()].length;
+
+/** Each page in a fresh context, after its load event (iframes included), as the CLI side waits for too. */
+async function ariaSizes(browser: Browser, pages: SnapPage[]): Promise<Map<string, AriaSize>> {
+  const sizes = new Map<string, AriaSize>();
+  for (const { url } of pages) {
+    const context = await browser.newContext({ viewport: { ...DEFAULTS.viewport } });
+    try {
+      const page = await context.newPage();
+      await page.goto(url, { waitUntil: 'load', timeout: DEFAULTS.navigationTimeoutMs });
+      const body = page.locator('body');
+      const plain = charCount(await body.ariaSnapshot({ timeout: ARIA_TIMEOUT_MS }));
+      const ai = charCount(await body.ariaSnapshot({ mode: 'ai', timeout: ARIA_TIMEOUT_MS }));
+      sizes.set(url, { plain, ai });
+    } catch (e) {
+      console.error(`bench: ariaSnapshot of ${url} failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+      sizes.set(url, { plain: null, ai: null });
+    } finally {
+      await context.close().catch(() => undefined);
+    }
+  }
+  return sizes;
+}
+
+async function floorStats(url: string, ops: Op[], ariaPages: SnapPage[]): Promise<{ stats: Map<string, Stats>; aria: Map<string, AriaSize> }> {
   const browser = await chromium.launch(launchOptions());
   try {
     const page = await benchPage(browser, url);
     const stats = new Map<string, Stats>();
     for (const op of ops) stats.set(op.name, statsOf(await opSamples(page, op)));
-    return stats;
+    await page.context().close();
+    return { stats, aria: await ariaSizes(browser, ariaPages) };
   } finally {
     await closeAndReap(browser);
   }
+}
+
+interface SnapSize {
+  full: number | null;
+  interactive: number | null;
+  problem?: string;
+}
+
+interface StaleResult {
+  stats: Stats;
+  /** Measured runs that exited 1 with "is stale", out of `runs`. */
+  ok: number;
+  runs: number;
+  problem?: string;
+}
+
+interface SnapshotResults {
+  sizes: Map<string, SnapSize>;
+  bench: Stats;
+  generated: Stats;
+  generatedElements: string;
+  stale: StaleResult;
+}
+
+const firstLine = (run: CliRun) => `exit ${run.code}: ${(run.stderr || run.stdout).split('\n')[0].slice(0, 160)}`;
+
+/** stdout of one CLI call that must succeed. */
+async function cliOut(stateFile: string, args: string[]): Promise<string> {
+  const run = await timeCli(stateFile, args);
+  if (run.code !== 0) throw new Error(`browse ${args.join(' ')} ${firstLine(run)}`);
+  return run.stdout;
+}
+
+async function snapshotSizes(stateFile: string, pages: SnapPage[]): Promise<Map<string, SnapSize>> {
+  const sizes = new Map<string, SnapSize>();
+  for (const { url } of pages) {
+    try {
+      await cliOut(stateFile, ['goto', url]);
+      await cliOut(stateFile, ['wait', '--load']);
+      const full = charCount(await cliOut(stateFile, ['snapshot']));
+      const interactive = charCount(await cliOut(stateFile, ['snapshot', '-i']));
+      sizes.set(url, { full, interactive });
+    } catch (e) {
+      sizes.set(url, { full: null, interactive: null, problem: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  return sizes;
+}
+
+/**
+ * One `snapshot -i` hands out a ref per button; each run removes one button with `js`, then times the
+ * whole `click @eN` that has to notice. Every removed button is distinct, so no snapshot is re-taken.
+ */
+async function staleRefTimes(stateFile: string, base: string): Promise<StaleResult> {
+  const total = STALE_WARMUPS + STALE_RUNS;
+  await cliOut(stateFile, ['goto', `${base}/removable?n=${total}`]);
+  const refOf = new Map<number, string>();
+  for (const m of (await cliOut(stateFile, ['snapshot', '-i'])).matchAll(/^@(e\d+) \[button\] "Remove (\d+)"$/gm)) refOf.set(Number(m[2]), `@${m[1]}`);
+  const samples: number[] = [];
+  let ok = 0;
+  let problem: string | undefined;
+  for (let i = 1; i <= total; i++) {
+    const ref = refOf.get(i);
+    if (!ref) {
+      problem ??= `snapshot -i listed no ref for button "Remove ${i}"`;
+      continue;
+    }
+    await cliOut(stateFile, ['js', `document.querySelector('#b${i}').remove()`]);
+    const run = await timeCli(stateFile, ['click', ref]);
+    const stale = run.code === 1 && run.stderr.includes('is stale');
+    if (!stale) problem ??= `click ${ref} ${firstLine(run)}`;
+    if (i <= STALE_WARMUPS) continue;
+    samples.push(run.ms);
+    if (stale) ok++;
+  }
+  return { stats: statsOf(samples), ok, runs: STALE_RUNS, problem };
+}
+
+/** Sizes of every page, then `snapshot -i` latency and stale-ref failure time, all on the warm daemon. */
+async function snapshotStats(stateFile: string, pages: SnapPage[], benchUrl: string, base: string): Promise<SnapshotResults> {
+  const sizes = await snapshotSizes(stateFile, pages);
+  await cliOut(stateFile, ['goto', benchUrl]);
+  const bench = statsOf(await cliSamples(stateFile, ['snapshot', '-i'], WARM_RUNS, WARMUPS));
+  await cliOut(stateFile, ['goto', `${base}/generated?n=${GENERATED_NODES}`]);
+  const generatedElements = (await cliOut(stateFile, ['js', "document.querySelectorAll('*').length"])).trim();
+  const generated = statsOf(await cliSamples(stateFile, ['snapshot', '-i'], WARM_RUNS, WARMUPS));
+  const stale = await staleRefTimes(stateFile, base);
+  return { sizes, bench, generated, generatedElements, stale };
 }
 
 // Launch → op, plus close() itself; listing and reaping Chromium's processes stays outside the clock.
@@ -338,6 +501,54 @@ function barsTable(ours: Map<string, Stats>, cold: number[], rss: Rss | null, ve
   ].join('\n');
 }
 
+const chars = (n: number | null | undefined) => (n === null || n === undefined ? 'n/a' : n.toLocaleString('en-US'));
+
+function snapshotSection(pages: SnapPage[], r: SnapshotResults, aria: Map<string, AriaSize>): string {
+  const sizeRows = pages.map(({ label, url }) => {
+    const ours = r.sizes.get(url);
+    const pw = aria.get(url);
+    const times = pw?.plain && ours?.interactive ? `${(pw.plain / ours.interactive).toFixed(1)}×` : 'n/a';
+    return `| ${label} | ${chars(ours?.full)} | ${chars(ours?.interactive)} | ${chars(pw?.plain)} | ${chars(pw?.ai)} | ${times} |`;
+  });
+  const problems = pages.flatMap(({ label, url }) => {
+    const p = r.sizes.get(url)?.problem;
+    return p ? [`- ${label}: ${p}`] : [];
+  });
+  const benchSize = r.sizes.get(pages[0].url)?.interactive ?? null;
+  const stale = r.stale;
+  const staleCheck = `${stale.ok}/${stale.runs} exited 1 with "is stale"`;
+  const row = (metric: string, value: string, bar: string, peers: string, result: string) => `| ${metric} | ${value} | ${bar} | ${peers} | ${result} |`;
+  const staleResult = stale.ok === stale.runs && !stale.problem ? verdict(stale.stats.p50, SNAPSHOT_BARS.staleMs) : 'MISS (check failed)';
+  return [
+    'Snapshot',
+    '',
+    `Characters of stdout (code points, trailing newline dropped) after \`goto\` + \`wait --load\`; Playwright columns: in-process \`page.locator('body').ariaSnapshot()\` on the same URL after its load event (fixtures served on a second origin; frames.html's cross-origin iframe is the same server via localhost). Plain ariaSnapshot() does not enter iframes; mode 'ai' (Playwright MCP's format, and what \`snapshot\` parses) does, and adds [ref=…] per node.`,
+    '',
+    "| page | `snapshot` | `snapshot -i` | ariaSnapshot() | ariaSnapshot({mode:'ai'}) | ariaSnapshot() ÷ `-i` |",
+    '|---|---:|---:|---:|---:|---:|',
+    ...sizeRows,
+    ...(problems.length ? ['', 'Problems:', ...problems] : []),
+    '',
+    `Latency (ms): whole CLI processes on the warm daemon, ${WARM_RUNS} runs after ${WARMUPS} warm-ups; stale: ${STALE_RUNS} runs after ${STALE_WARMUPS} warm-ups, each removing one more button with \`js\` before the timed \`click @eN\` (${staleCheck})`,
+    '',
+    '| command | p50 | p95 |',
+    '|---|---:|---:|',
+    `| snapshot -i, bench page | ${ms(r.bench.p50)} | ${ms(r.bench.p95)} |`,
+    `| snapshot -i, generated page (n=${GENERATED_NODES}, ${r.generatedElements} elements) | ${ms(r.generated.p50)} | ${ms(r.generated.p95)} |`,
+    `| click @eN, element removed (stale) | ${ms(stale.stats.p50)} | ${ms(stale.stats.p95)} |`,
+    ...(stale.problem ? ['', `Stale check problem: ${stale.problem}`] : []),
+    '',
+    'Snapshot bars (peer figures are the spec\'s, for reference; not measured here)',
+    '',
+    '| metric | value | bar | peers | result |',
+    '|---|---:|---:|---|---|',
+    row('`snapshot -i` characters, bench page', chars(benchSize), `≤ ${chars(SNAPSHOT_BARS.benchChars)}`, `best peer ~${chars(PEERS.bestChars)}; Playwright MCP ~${chars(PEERS.mcpChars)}`, verdict(benchSize, SNAPSHOT_BARS.benchChars)),
+    row('`snapshot -i` p50, bench page', `${ms(r.bench.p50)} ms`, `≤ ${SNAPSHOT_BARS.benchMs} ms`, `best peer ~${PEERS.bestMs} ms`, verdict(r.bench.p50, SNAPSHOT_BARS.benchMs)),
+    row(`\`snapshot -i\` p50, ${chars(GENERATED_NODES)}-node page`, `${ms(r.generated.p50)} ms`, `≤ ${SNAPSHOT_BARS.generatedMs} ms`, '—', verdict(r.generated.p50, SNAPSHOT_BARS.generatedMs)),
+    row('stale ref `click @eN` p50', `${ms(stale.stats.p50)} ms`, `≤ ${SNAPSHOT_BARS.staleMs} ms`, '—', staleResult),
+  ].join('\n');
+}
+
 function binaryVersion(): string {
   try {
     return readFileSync(join(binary, '..', '.version'), 'utf8').trim() || 'unknown';
@@ -373,12 +584,26 @@ if (!existsSync(BUILT_BINARY)) {
 const workDir = mkdtempSync(join(tmpdir(), 'browse-bench-'));
 const binary = snapshotBinary(workDir);
 const stateFiles: string[] = [];
-const server = benchServer();
-const url = `http://127.0.0.1:${server.port}/index.html`;
+const server = staticServer([join(ROOT, 'bench')]);
+// The fixtures on their own origin; console.html fetches /data.json, which lives in bench/.
+const fixtureServer = staticServer([FIXTURES, join(ROOT, 'bench')]);
+const base = `http://127.0.0.1:${server.port}`;
+const url = `${base}/index.html`;
+
+/** The bench page first (the bars read it), then every fixture page, then the generated page. */
+function snapshotPages(): SnapPage[] {
+  const fixtureBase = `http://127.0.0.1:${fixtureServer.port}`;
+  const fixtures = readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.html'))
+    .sort()
+    .map((f) => ({ label: `fixtures/${f}`, url: `${fixtureBase}/${f}${f === 'frames.html' ? `?cross=${fixtureServer.port}` : ''}` }));
+  return [{ label: 'bench/index.html', url }, ...fixtures, { label: `generated (n=${GENERATED_NODES})`, url: `${base}/generated?n=${GENERATED_NODES}` }];
+}
 
 async function cleanup(): Promise<void> {
   for (const stateFile of stateFiles) await stopDaemon(stateFile);
   server.stop(true);
+  fixtureServer.stop(true);
   rmSync(workDir, { recursive: true, force: true });
 }
 
@@ -396,12 +621,17 @@ try {
   mkdirSync(join(workDir, 'warm'), { recursive: true });
   stateFiles.push(warmState);
   const warm = await warmStats(warmState, url, ops);
+  console.error('bench: snapshot on the warm daemon…');
+  const snapPages = snapshotPages();
+  const snap = await snapshotStats(warmState, snapPages, url, base);
   await stopDaemon(warmState); // baselines run with our daemon gone, so they don't share the CPUs with it
   console.error('bench: Playwright in-process floor…');
-  const floor = await floorStats(url, ops);
+  const floor = await floorStats(url, ops, snapPages);
   console.error('bench: fresh Playwright launch per command…');
   const fresh = await freshP50s(url, ops);
-  console.log(`\n${header(url)}\n\nLatency (ms)\n\n${latencyTable(ops, warm.stats, floor, fresh)}\n\nBars\n\n${barsTable(warm.stats, cold, warm.rss, versionMs)}\n`);
+  console.log(
+    `\n${header(url)}\n\nLatency (ms)\n\n${latencyTable(ops, warm.stats, floor.stats, fresh)}\n\nBars\n\n${barsTable(warm.stats, cold, warm.rss, versionMs)}\n\n${snapshotSection(snapPages, snap, floor.aria)}\n`,
+  );
 } catch (e) {
   console.error(`bench failed: ${e instanceof Error ? e.message : String(e)}`);
   process.exitCode = 1;

@@ -81,7 +81,10 @@ function renderHelp(all: readonly Command[]): string {
     const inGroup = all.filter((c) => c.group === group);
     if (!inGroup.length) continue;
     lines.push(`${group}:`);
-    for (const c of inGroup) lines.push(`  ${c.usage.padEnd(44)} ${c.description}`);
+    for (const c of inGroup) {
+      if (c.usage.length < 45) lines.push(`  ${c.usage.padEnd(44)} ${c.description}`);
+      else lines.push(`  ${c.usage}`, `  ${''.padEnd(44)} ${c.description}`);
+    }
     lines.push('');
   }
   lines.push('Global flag: --force-restart (replace a running daemon). `help <command>` shows flags.');
