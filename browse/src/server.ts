@@ -6,6 +6,7 @@ import type { CommandContext, DaemonInfo } from './commands/context';
 import { parseInput, type CommandResult } from './commands/define';
 import { DEFAULTS, intFromEnv, readBinaryVersion, resolvePaths } from './config';
 import { BrowseError, translateError } from './errors';
+import { envelope, wellFormed } from './egress';
 import { LogStore } from './logs';
 import { resolveTarget } from './refs';
 import { ensureStateDir, removeStateIfOwned, writeState } from './state';
@@ -27,9 +28,9 @@ function tokenMatches(header: string | null, token: string): boolean {
 }
 
 const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body).toWellFormed(), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
+  new Response(wellFormed(JSON.stringify(body)), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
 
-const errorResponse = (e: BrowseError) => json({ error: e.message.toWellFormed(), hint: e.hint }, e.status);
+const errorResponse = (e: BrowseError) => json({ error: wellFormed(e.message), hint: e.hint }, e.status);
 
 function pickPort(): number {
   return 10000 + Math.floor(Math.random() * 50001);
@@ -87,7 +88,8 @@ export async function runDaemon(): Promise<void> {
     };
     try {
       const out = await cmd.run(ctx, input);
-      return typeof out === 'string' ? { text: out } : out;
+      const result = typeof out === 'string' ? { text: out } : out;
+      return cmd.untrusted ? { ...result, text: envelope(result.text) } : result;
     } catch (e) {
       throw translateError(e, target ? String(input[target.name]) : undefined);
     }
@@ -109,7 +111,7 @@ export async function runDaemon(): Promise<void> {
       const headers: Record<string, string> = { 'content-type': 'text/plain; charset=utf-8' };
       if (result.after) headers['x-browse-after'] = result.after;
       if (result.failed) headers['x-browse-failed'] = '1';
-      return new Response(result.text.toWellFormed(), { headers });
+      return new Response(wellFormed(result.text), { headers });
     } catch (e) {
       const err = e instanceof BrowseError ? e : translateError(e);
       if (err.status >= 500) log(`error in ${body.command}: ${err.message}`);

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeHome, startFixtureServer, waitFor } from './helpers';
+import { makeHome, startFixtureServer, unwrap, waitFor } from './helpers';
 
 const fixtures = startFixtureServer();
 const home = makeHome('commands');
@@ -10,7 +10,7 @@ const run = home.run;
 const ok = async (...args: string[]) => {
   const r = await run(args);
   if (r.code !== 0) throw new Error(`browse ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
+  return unwrap(r.stdout);
 };
 
 beforeAll(async () => {
@@ -356,7 +356,7 @@ describe('meta', () => {
     );
     const piped = await run(['chain'], { stdin: `goto ${fixtures.url('/basic.html')} | text "#intro"\nurl` });
     expect(piped.code).toBe(0);
-    expect(piped.stdout).toContain('[2/3] text #intro\nHello from the basic fixture.');
+    expect(unwrap(piped.stdout)).toContain('[2/3] text #intro\nHello from the basic fixture.');
     expect(piped.stdout).toEndWith(fixtures.url('/basic.html'));
   });
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeHome, startFixtureServer } from './helpers';
+import { makeHome, startFixtureServer, unwrap } from './helpers';
 
 const fixtures = startFixtureServer();
 const home = makeHome('errors');
@@ -58,12 +58,12 @@ describe('bad input', () => {
 
   test('after all of that, the same daemon serves with its tabs and cookies', async () => {
     const s = home.state()!;
-    const tabs = await home.run(['tabs']);
-    expect(tabs.stdout.split('\n')).toHaveLength(2);
-    expect(tabs.stdout).toContain(`[1] Cookies — ${fixtures.url('/set-cookie')}`);
+    const tabs = unwrap((await home.run(['tabs'])).stdout);
+    expect(tabs.split('\n')).toHaveLength(2);
+    expect(tabs).toContain(`[1] Cookies — ${fixtures.url('/set-cookie')}`);
     expect((await home.run(['cookies'])).stdout).toContain('"theme"');
     expect((await home.run(['goto', fixtures.url('/basic.html')])).code).toBe(0);
-    expect((await home.run(['text', 'h1'])).stdout).toBe('Welcome');
+    expect(unwrap((await home.run(['text', 'h1'])).stdout)).toBe('Welcome');
     expect(home.state()!.pid).toBe(s.pid);
   });
 

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { copyFileSync, mkdtempSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, childPids, daemonProcesses, makeHome, pidAlive, startFixtureServer, waitFor } from './helpers';
+import { BIN, childPids, daemonProcesses, makeHome, pidAlive, startFixtureServer, unwrap, waitFor } from './helpers';
 
 const fixtures = startFixtureServer();
 afterAll(() => fixtures.stop());
@@ -160,7 +160,7 @@ describe('daemon lifecycle', () => {
       const r = await home.run(['goto', fixtures.url('/basic.html')], { bin, env: { PATH: '/usr/bin:/bin' } });
       expect(r.stderr).toBe('');
       expect(r.stdout).toContain('(200)');
-      expect((await home.run(['text', 'h1'], { bin })).stdout).toBe('Welcome');
+      expect(unwrap((await home.run(['text', 'h1'], { bin })).stdout)).toBe('Welcome');
     } finally {
       rmSync(binDir, { recursive: true, force: true });
     }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright';
 import { CHROMIUM_ARGS, findChromium, sandboxAllowed } from '../src/chromium';
-import { makeHome, pidAlive, startFixtureServer, waitFor } from './helpers';
+import { makeHome, pidAlive, startFixtureServer, unwrap, waitFor } from './helpers';
 
 const fixtures = startFixtureServer();
 const executablePath = findChromium(() => chromium.executablePath())?.path;
@@ -20,7 +20,7 @@ describe('remote browser', () => {
       const r = await home.run(['goto', fixtures.url('/basic.html')], { env });
       expect(r.stderr).toBe('');
       expect(r.stdout).toContain('(200)');
-      expect((await home.run(['text', 'h1'])).stdout).toBe('Welcome');
+      expect(unwrap((await home.run(['text', 'h1'])).stdout)).toBe('Welcome');
       expect(home.state()!.mode).toBe('remote');
       const status = (await home.run(['status'])).stdout;
       expect(status).toContain('Mode: remote');
@@ -52,7 +52,7 @@ describe('remote browser', () => {
       expect(r.stderr).toBe('');
       expect(r.stdout).toContain('(200)');
       await home.run(['fill', '#user', 'remote']);
-      expect((await home.run(['text', '#last-change'])).stdout).toBe('user=remote');
+      expect(unwrap((await home.run(['text', '#last-change'])).stdout)).toBe('user=remote');
       expect((await home.run(['status'])).stdout).toContain(`Chromium: CDP at http://127.0.0.1:${port}`);
     } finally {
       await home.cleanup();

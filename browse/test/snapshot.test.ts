@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeHome, startFixtureServer } from './helpers';
+import { makeHome, startFixtureServer, unwrap } from './helpers';
 
 const fixtures = startFixtureServer();
 const other = startFixtureServer(); // a second origin for the cross-origin iframe
@@ -13,7 +13,7 @@ const run = home.run;
 const ok = async (...args: string[]) => {
   const r = await run(args);
   if (r.code !== 0) throw new Error(`browse ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout;
+  return unwrap(r.stdout);
 };
 /** The ref printed on the line that contains `text` (e.g. `[button] "Save"`). */
 const refOf = (out: string, text: string, nth = 0) => {

@@ -2,8 +2,8 @@ import { BrowseError } from '../errors';
 import type { CommandContext } from './context';
 
 export type Category = 'read' | 'write' | 'meta';
-export type Group = 'Navigate' | 'Read' | 'Inspect' | 'Interact' | 'Visual' | 'Snapshot' | 'Tabs' | 'Meta';
-export const GROUP_ORDER: Group[] = ['Navigate', 'Read', 'Inspect', 'Interact', 'Visual', 'Snapshot', 'Tabs', 'Meta'];
+export type Group = 'Navigate' | 'Read' | 'Inspect' | 'Interact' | 'Visual' | 'Snapshot' | 'Compare' | 'Tabs' | 'Session' | 'Meta';
+export const GROUP_ORDER: Group[] = ['Navigate', 'Read', 'Inspect', 'Interact', 'Visual', 'Snapshot', 'Compare', 'Tabs', 'Session', 'Meta'];
 
 export interface ArgSpec {
   name: string;
@@ -55,6 +55,8 @@ export interface CommandSpec {
   whenNoDaemon?: string;
   /** Acts on the whole tab (navigation): refused while a `frame` is entered. */
   mainFrameOnly?: boolean;
+  /** Output carries page-controlled text: the daemon wraps it in the untrusted-content envelope. */
+  untrusted?: boolean;
   run(ctx: CommandContext, input: Input): Promise<string | CommandResult>;
 }
 

@@ -11,6 +11,7 @@ function show(value: unknown): string {
 
 export const js = defineCommand({
   name: 'js',
+  untrusted: true,
   category: 'read',
   group: 'Inspect',
   description: 'Evaluate a JavaScript expression in the page and print the result (promises are awaited)',
@@ -28,6 +29,7 @@ export const js = defineCommand({
 
 export const css = defineCommand({
   name: 'css',
+  untrusted: true,
   category: 'read',
   group: 'Inspect',
   description: 'Computed value of a CSS property on an element',
@@ -46,6 +48,7 @@ export const css = defineCommand({
 
 export const attrs = defineCommand({
   name: 'attrs',
+  untrusted: true,
   category: 'read',
   group: 'Inspect',
   description: "An element's attributes as JSON",
@@ -101,6 +104,7 @@ function logCommand<T>(
 ) {
   return defineCommand({
     name,
+    untrusted: true,
     category: 'read',
     group: 'Inspect',
     description,
@@ -128,6 +132,7 @@ export const dialog = logCommand('dialog', 'Dialogs (alert/confirm/prompt) the p
 
 export const cookies = defineCommand({
   name: 'cookies',
+  untrusted: true,
   category: 'read',
   group: 'Inspect',
   description: 'Cookies of the session as JSON (secret-looking values redacted)',
@@ -149,6 +154,7 @@ export const cookies = defineCommand({
 
 export const storage = defineCommand({
   name: 'storage',
+  untrusted: true,
   category: 'read',
   group: 'Inspect',
   description: 'localStorage and sessionStorage as JSON, or `storage set <key> <value>` to write localStorage',

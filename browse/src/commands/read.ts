@@ -4,6 +4,7 @@ const tidy = (s: string) => s.replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\
 
 export const text = defineCommand({
   name: 'text',
+  untrusted: true,
   category: 'read',
   group: 'Read',
   description: 'Visible text of the page, or of one element',
@@ -16,6 +17,7 @@ export const text = defineCommand({
 
 export const html = defineCommand({
   name: 'html',
+  untrusted: true,
   category: 'read',
   group: 'Read',
   description: "The page's HTML, or one element's outer HTML",
@@ -28,6 +30,7 @@ export const html = defineCommand({
 
 export const links = defineCommand({
   name: 'links',
+  untrusted: true,
   category: 'read',
   group: 'Read',
   description: 'Every link on the page as "text → href"',
@@ -44,6 +47,7 @@ export const links = defineCommand({
 
 export const forms = defineCommand({
   name: 'forms',
+  untrusted: true,
   category: 'read',
   group: 'Read',
   description: 'Forms and their fields as JSON (password values masked)',

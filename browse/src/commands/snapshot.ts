@@ -39,6 +39,7 @@ function parseHeatmap(raw: string): Record<string, string> {
 
 export const snapshot = defineCommand({
   name: 'snapshot',
+  untrusted: true,
   category: 'read',
   group: 'Snapshot',
   description: 'The accessibility tree, one line per element with an @e ref that every element command accepts',

@@ -6,6 +6,7 @@ import { defineCommand } from './define';
 
 export const tabs = defineCommand({
   name: 'tabs',
+  untrusted: true,
   category: 'read',
   group: 'Tabs',
   description: 'List open tabs; * marks the active one',

@@ -1,0 +1,2 @@
+// Commands of this topic are added here; commands/index.ts collects every exported defineCommand.
+export {};
