@@ -107,7 +107,7 @@ export class BrowserManager {
     page.on('framedetached', (f) => {
       if (tab.frame === f) tab.frame = undefined;
     });
-    page.on('console', (msg) => this.logs.console.push({ ts: Date.now(), level: msg.type(), text: msg.text() }));
+    void this.captureConsole(page);
     page.on('pageerror', (err) => this.logs.console.push({ ts: Date.now(), level: 'error', text: `Uncaught ${err.message}` }));
     page.on('request', (req) => tab.inflight.set(req, Date.now()));
     page.on('requestfinished', (req) => void this.recordRequest(tab, req, false));
@@ -123,6 +123,20 @@ export class BrowserManager {
       (accept ? dialog.accept(dialog.type() === 'prompt' ? promptText : undefined) : dialog.dismiss()).catch(() => {});
     });
     return tab;
+  }
+
+  /**
+   * Console capture through CDP, not Playwright's `console` event: that event keeps a handle per
+   * argument for the page's lifetime (200,000 messages cost ~600 MB that navigation does not free).
+   */
+  private async captureConsole(page: Page): Promise<void> {
+    try {
+      const cdp = await page.context().newCDPSession(page);
+      cdp.on('Runtime.consoleAPICalled', (e) => this.logs.console.push({ ts: Date.now(), level: e.type, text: e.args.map(describeRemote).join(' ') }));
+      await cdp.send('Runtime.enable');
+    } catch {
+      page.on('console', (msg) => this.logs.console.push({ ts: Date.now(), level: msg.type(), text: msg.text() }));
+    }
   }
 
   private async recordRequest(tab: Tab, req: Request, failed: boolean): Promise<void> {
@@ -199,4 +213,13 @@ export class BrowserManager {
     this.closing = true;
     await this.browser?.close().catch(() => {});
   }
+}
+
+/** Console argument as text: strings as written, other values by their JS description. */
+function describeRemote(o: { type: string; value?: unknown; unserializableValue?: string; description?: string }): string {
+  if (o.type === 'string') return String(o.value);
+  if (o.type === 'undefined') return 'undefined';
+  if (o.unserializableValue !== undefined) return o.unserializableValue;
+  if (o.value !== undefined) return typeof o.value === 'object' ? JSON.stringify(o.value) : String(o.value);
+  return o.description ?? `[${o.type}]`;
 }

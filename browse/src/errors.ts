@@ -68,7 +68,10 @@ export function translateError(err: unknown, target?: string): BrowseError {
   if (/Target (page, context or browser )?(has been )?closed|Browser has been closed|browser has disconnected/i.test(msg)) {
     return new BrowseError('The page or browser was closed while the command ran.', 'Run `tabs` to see open tabs, or `goto <url>` to open one.', 500);
   }
-  if (/Execution context was destroyed/.test(msg)) {
+  if (/Not attached to an active page|Target crashed|Session closed/i.test(msg)) {
+    return new BrowseError('The tab\'s page is gone (it crashed or was closed).', 'Run `tabs`, then `goto <url>` or `newtab <url>`.', 500);
+  }
+  if (/Execution context was destroyed|page is navigating and changing the content/.test(msg)) {
     return new BrowseError('The page navigated while the command ran.', 'Run the command again now that the page has loaded.');
   }
   if (/not an? (<select>|select) element|Element is not a <select>/i.test(msg)) {

@@ -50,7 +50,70 @@ function assertAllowed(real: string, shown: string): void {
   }
 }
 
-const METADATA_HOSTS = new Set(['169.254.169.254', 'metadata.google.internal', 'metadata', '100.100.100.200', 'fd00:ec2::254', '[fd00:ec2::254]']);
+// Cloud metadata endpoints (AWS/GCP/Azure/OCI, ECS task metadata, Alibaba, AWS IPv6) and their names.
+const METADATA_IPV4 = new Set(['169.254.169.254', '169.254.170.2', '169.254.169.123', '100.100.100.200']);
+const METADATA_IPV6 = new Set(['fd00:ec2:0:0:0:0:0:254']);
+const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
+
+/** Eight 16-bit groups of an IPv6 address, or null if it is not one. */
+function ipv6Groups(addr: string): number[] | null {
+  const a = addr.replace(/^\[|\]$/g, '').toLowerCase();
+  if (!a.includes(':')) return null;
+  const tail = a.match(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/); // ::ffff:1.2.3.4 written in dotted form
+  const pair = (x: string, y: string) => ((Number(x) << 8) | Number(y)).toString(16);
+  const hex = tail ? `${a.slice(0, -tail[0].length)}${pair(tail[1], tail[2])}:${pair(tail[3], tail[4])}` : a;
+  const [head, rest] = hex.split('::');
+  const left = head ? head.split(':') : [];
+  const right = rest === undefined ? [] : rest ? rest.split(':') : [];
+  const fill = rest === undefined ? 0 : 8 - left.length - right.length;
+  const groups = [...left, ...Array(Math.max(0, fill)).fill('0'), ...right].map((g) => parseInt(g || '0', 16));
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+/** An IPv4 address carried inside IPv6 (mapped ::ffff:, compatible ::, NAT64 64:ff9b::). */
+function embeddedIpv4(g: number[]): string | null {
+  const mapped = g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0);
+  const nat64 = g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0);
+  if (!mapped && !nat64) return null;
+  return [g[6] >> 8, g[6] & 0xff, g[7] >> 8, g[7] & 0xff].join('.');
+}
+
+/** True for a metadata endpoint written as a name, an IPv4 address, or any IPv6 form of one. */
+export function isMetadataAddress(host: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  if (METADATA_NAMES.has(h) || METADATA_IPV4.has(h)) return true;
+  const g = ipv6Groups(h);
+  if (!g) return false;
+  if (METADATA_IPV6.has(g.map((x) => x.toString(16)).join(':'))) return true;
+  const v4 = embeddedIpv4(g);
+  return v4 !== null && METADATA_IPV4.has(v4);
+}
+
+const metadataError = (host: string, via?: string) =>
+  new BrowseError(`Refusing to open cloud metadata address ${host}${via ? ` (${via} resolves to it)` : ''}.`, 'Navigate to your application instead.');
+
+const DNS_CHECK_TIMEOUT_MS = 2000;
+
+/** Also refuses host names that resolve to a metadata address (checked before every navigation). */
+export async function assertSafeDestination(rawUrl: string): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(normalizeUrl(rawUrl));
+  } catch (e) {
+    if (e instanceof BrowseError) throw e;
+    return;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (/^[\d.]+$/.test(host) || host.includes(':')) return; // literal addresses were checked by normalizeUrl
+  const { lookup } = await import('node:dns/promises');
+  const found = await Promise.race([
+    lookup(host, { all: true }).catch(() => []),
+    new Promise<{ address: string }[]>((r) => setTimeout(() => r([]), DNS_CHECK_TIMEOUT_MS)),
+  ]);
+  const bad = found.find((a) => isMetadataAddress(a.address));
+  if (bad) throw metadataError(bad.address, host);
+}
 
 /** Accepts http(s), file and about:blank; bare hosts get a scheme; cloud metadata endpoints are refused. */
 export function normalizeUrl(input: string): string {
@@ -73,8 +136,6 @@ export function normalizeUrl(input: string): string {
     validateInputPath(fileURLToPath(url));
     return url.href;
   }
-  if (METADATA_HOSTS.has(url.hostname.toLowerCase())) {
-    throw new BrowseError(`Refusing to open cloud metadata address ${url.hostname}.`, 'Navigate to your application instead.');
-  }
+  if (isMetadataAddress(url.hostname)) throw metadataError(url.hostname);
   return url.href;
 }

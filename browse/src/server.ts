@@ -8,6 +8,7 @@ import { DEFAULTS, intFromEnv, readBinaryVersion, resolvePaths } from './config'
 import { BrowseError, translateError } from './errors';
 import { envelope, wellFormed } from './egress';
 import { LogStore } from './logs';
+import { assertSafeDestination } from './policy';
 import { resolveTarget } from './refs';
 import { ensureStateDir, removeStateIfOwned, writeState } from './state';
 
@@ -70,6 +71,9 @@ export async function runDaemon(): Promise<void> {
     const tab = browser.tab(tabId);
     if (cmd.mainFrameOnly && tab.frame) {
       throw new BrowseError(`${cmd.name} acts on the whole tab, but a frame is entered.`, 'Run `frame main` first.');
+    }
+    for (const a of cmd.args ?? []) {
+      if (a.kind === 'url' && input[a.name] !== undefined) await assertSafeDestination(String(input[a.name]));
     }
     const startedAt = Date.now();
     const target = cmd.args?.find((a) => a.kind === 'selector' && input[a.name] !== undefined);

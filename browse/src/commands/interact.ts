@@ -144,6 +144,7 @@ export const scroll = defineCommand({
 });
 
 const LOAD_STATES = ['networkidle', 'load', 'domcontentloaded'] as const;
+const MAX_WAIT_MS = 60_000; // longer waits belong in a loop the agent controls
 
 export const wait = defineCommand({
   name: 'wait',
@@ -165,7 +166,7 @@ export const wait = defineCommand({
       selector = undefined;
     }
     const timeout = ms === undefined ? 10_000 : Number(ms);
-    if (timeout < 0) throw new BrowseError('The wait time must not be negative.', 'Give milliseconds, e.g. `wait .done 3000`.');
+    if (timeout < 0 || timeout > MAX_WAIT_MS) throw new BrowseError(`The wait time must be between 0 and ${MAX_WAIT_MS} ms.`, 'Give milliseconds, e.g. `wait .done 3000`.');
     if (states.length > 1 || (states.length === 1) === (selector !== undefined)) {
       throw new BrowseError('wait needs exactly one of: a selector, --networkidle, --load, --domcontentloaded.', 'Example: `wait .result` or `wait --networkidle 5000`.');
     }
