@@ -1,6 +1,6 @@
 // Bad input: one actionable line on stderr, exit 1, and the session (tabs, cookies) survives.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeHome, startFixtureServer, unwrap } from './helpers';
@@ -37,6 +37,8 @@ const cases: [string, string[], RegExp][] = [
   ['invalid URL', ['goto', 'http://exa mple.com'], /^Error: Invalid URL 'http:\/\/exa mple\.com'\. Give a full URL/],
   ['disallowed scheme', ['goto', 'javascript:alert(1)'], /^Error: URL scheme 'javascript:' is not allowed\./],
   ['cloud metadata address', ['goto', 'http://169.254.169.254/latest/meta-data'], /^Error: Refusing to open cloud metadata address/],
+  ['metadata address as a decimal number', ['goto', 'http://2852039166/'], /^Error: Refusing to open cloud metadata address 169\.254\.169\.254\./],
+  ['metadata address inside IPv6', ['newtab', 'http://[::ffff:169.254.169.254]/'], /^Error: Refusing to open cloud metadata address \[::ffff:a9fe:a9fe\]\./],
   ['unreachable host', ['goto', `http://127.0.0.1:${closedPort}/`], new RegExp(`^Error: Could not load http://127\\.0\\.0\\.1:${closedPort}/: connection refused`)],
   ['file that does not exist', ['goto', 'file:///tmp/browse-no-such-file.html'], /^Error: File \/tmp\/browse-no-such-file\.html does not exist\./],
   ['file outside the allowed directories', ['goto', 'file:///etc/passwd'], /^Error: Path \/etc\/passwd is outside the allowed directories\./],
@@ -94,6 +96,27 @@ describe('bad input', () => {
     expect((await post('/batch', '{"commands": 1}')).status).toBe(400);
     expect((await fetch(`http://127.0.0.1:${s.port}/nope`)).status).toBe(404);
     expect((await home.run(['url'])).code).toBe(0);
+  });
+
+  test('a host name that resolves to a metadata address is refused', async () => {
+    // The real resolver reads /etc/hosts: add a name for the duration of this test (root only).
+    const hosts = '/etc/hosts';
+    const line = '169.254.169.254 browse-metadata-test.invalid';
+    let original: string;
+    try {
+      original = readFileSync(hosts, 'utf8');
+      writeFileSync(hosts, `${original.trimEnd()}\n${line}\n`);
+    } catch {
+      console.log('skipped: /etc/hosts is not writable here');
+      return;
+    }
+    try {
+      const r = await home.run(['goto', 'http://browse-metadata-test.invalid/latest/meta-data']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe('Error: Refusing to open cloud metadata address 169.254.169.254 (browse-metadata-test.invalid resolves to it). Navigate to your application instead.');
+    } finally {
+      writeFileSync(hosts, original);
+    }
   });
 
   test('BROWSE_STATE_FILE in a shared directory leaves that directory as it was', async () => {

@@ -7,7 +7,7 @@ import { parseInput } from '../src/commands/define';
 import { commands, findCommand, unknownCommand } from '../src/commands/index';
 import { parseChainText } from '../src/commands/meta';
 import { BrowseError, translateError } from '../src/errors';
-import { normalizeUrl, validateOutputPath } from '../src/policy';
+import { isMetadataAddress, normalizeUrl, validateOutputPath } from '../src/policy';
 import { redactValue } from '../src/redact';
 import { RingBuffer } from '../src/ring-buffer';
 
@@ -83,7 +83,8 @@ describe('argument parsing from the registry', () => {
       expect(names.has(c.name)).toBe(false);
       names.add(c.name);
     }
-    expect(names.size).toBe(41);
+    const specified = 'goto back forward reload url text html links forms js css attrs is click fill select hover type press scroll wait viewport console network dialog dialog-accept dialog-dismiss cookies storage tabs tab newtab closetab screenshot status stop restart help chain snapshot frame';
+    for (const name of specified.split(' ')) expect(names.has(name)).toBe(true);
   });
 });
 
@@ -116,6 +117,15 @@ describe('URL policy', () => {
     expect(normalizeUrl('example.com')).toBe('https://example.com/');
     expect(normalizeUrl('about:blank')).toBe('about:blank');
     expect(normalizeUrl('https://a.test/p?q=1')).toBe('https://a.test/p?q=1');
+  });
+
+  test('metadata endpoints are recognised in every spelling', () => {
+    for (const u of ['http://169.254.169.254/', 'http://2852039166/', 'http://0xa9fea9fe/', 'http://0251.0376.0251.0376/', 'http://169.254.43518/',
+      'http://[::ffff:169.254.169.254]/', 'http://[::ffff:a9fe:a9fe]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[fd00:ec2::254]/',
+      'http://169.254.170.2/v2/credentials', 'http://100.100.100.200/', 'http://METADATA.google.internal./']) {
+      expect(() => normalizeUrl(u)).toThrow('metadata');
+    }
+    for (const ok of ['127.0.0.1', '::1', '::ffff:7f00:1', 'fe80::1', '10.0.0.1', 'example.com']) expect(isMetadataAddress(ok)).toBe(false);
   });
 
   test('refuses other schemes and metadata hosts', () => {
