@@ -277,7 +277,7 @@ describe('visual', () => {
   test('screenshot writes a PNG: full page, viewport, element, clip', async () => {
     await ok('goto', fixtures.url('/basic.html'));
     const full = join(home.dir, 'full.png');
-    expect(await ok('screenshot', full)).toBe(`Screenshot saved: ${full}`);
+    expect(await ok('screenshot', '--full-res', full)).toStartWith(`Screenshot saved: ${full} (1280x`);
     const png = readFileSync(full);
     expect(png.subarray(1, 4).toString()).toBe('PNG');
     const height = png.readUInt32BE(20);
