@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
+import type { Subprocess } from 'bun';
 import { chromium, type Browser, type BrowserContext, type Frame, type Page, type Request } from 'playwright';
 import { CHROMIUM_ARGS, findChromium, MISSING_CHROMIUM_HINT, sandboxAllowed } from './chromium';
 import { DEFAULTS } from './config';
-import { BrowseError } from './errors';
+import { BrowseError, translateError } from './errors';
 import type { LogStore } from './logs';
 import type { RefMap } from './refs';
 
@@ -23,6 +25,84 @@ export interface DialogPolicy {
   promptText?: string;
 }
 
+type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
+export type StoredCookie = StorageState['cookies'][number];
+export type StoredOrigin = StorageState['origins'][number];
+export interface Size {
+  width: number;
+  height: number;
+}
+
+/** One open tab as it can be reopened in another context. */
+export interface SavedTab {
+  id: number;
+  url: string;
+  /** Only when it differs from the context's viewport (set by `viewport` for this tab). */
+  viewport?: Size;
+  /** The tab's sessionStorage for the origin it shows: per tab, so storageState does not carry it. */
+  sessionStorage?: { origin: string; items: { name: string; value: string }[] };
+  /** The document of an about:blank tab written by script, which has no URL to reload. */
+  html?: string;
+}
+
+/** What survives a context recreation: cookies, localStorage by origin, and the tabs. */
+export interface SessionSnapshot {
+  cookies: StoredCookie[];
+  origins: StoredOrigin[];
+  tabs: SavedTab[];
+  activeId: number;
+}
+
+/** What a recreation changes; everything not named is kept. */
+export interface ContextChange {
+  userAgent?: string;
+  viewport?: Size;
+  deviceScaleFactor?: number;
+  /** Open these cookies, storage and tabs instead of the current ones (`state load`). */
+  session?: SessionSnapshot;
+  /** Relaunch the browser: visible (handoff) or headless again (resume). */
+  headed?: boolean;
+}
+
+export interface RecreateReport {
+  tabs: number;
+  activeId: number;
+  cookies: number;
+  /** Tabs that could not be reopened as they were, one line each. */
+  problems: string[];
+}
+
+interface ContextOptions {
+  viewport: Size;
+  deviceScaleFactor?: number;
+  userAgent?: string;
+}
+
+interface VirtualDisplay {
+  proc: Subprocess;
+  display: string;
+}
+
+const RESTORABLE_URL = /^(https?|file):/i;
+const MAX_SAVED_HTML = 5_000_000;
+
+// A page that does not answer (busy script, stuck load) must not stall a recreation: give up on it.
+function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: Parameters<typeof clearTimeout>[0];
+  const timeout = new Promise<undefined>((r) => (timer = setTimeout(r, ms)));
+  return Promise.race([p.catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
+}
+
+/** URL without query or fragment: signed URLs carry tokens, and reports end up in transcripts. */
+export function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'about:' || u.protocol === 'data:' ? url.slice(0, 40) : `${u.origin === 'null' ? u.protocol + '//' : u.origin}${u.pathname}`;
+  } catch {
+    return url.slice(0, 80);
+  }
+}
+
 // Owns Chromium, the one context, and the tabs. Everything above it speaks in tab ids.
 export class BrowserManager {
   private browser: Browser | undefined;
@@ -32,10 +112,18 @@ export class BrowserManager {
   private activeId = 0;
   private nextId = 1;
   private closing = false;
+  private recreating = false;
+  private env: NodeJS.ProcessEnv = process.env;
+  private options: ContextOptions = { viewport: { ...DEFAULTS.viewport } };
+  private headers: Record<string, string> = {};
+  /** The Xvfb this daemon started for a handoff, stopped on resume and shutdown. */
+  private xvfb: VirtualDisplay | undefined;
+  /** Where the visible browser shows while handed off. */
+  display: string | undefined;
   dialogPolicy: DialogPolicy = { accept: true };
   /** What drives the pages: a Chromium path, or the remote endpoint. */
   executable = '';
-  mode: 'headless' | 'remote' = 'headless';
+  mode: 'headless' | 'headed' | 'remote' = 'headless';
 
   constructor(
     private readonly logs: LogStore,
@@ -43,13 +131,29 @@ export class BrowserManager {
   ) {}
 
   async launch(env = process.env): Promise<void> {
-    this.browser = env.BROWSE_CONNECT || env.BROWSE_CDP_URL ? await this.connectRemote(env) : await this.launchLocal();
-    this.browser.on('disconnected', () => {
-      if (!this.closing) this.onBrowserGone(`${this.mode === 'remote' ? 'remote browser' : 'Chromium'} disconnected (crashed, killed or closed)`);
-    });
-    this.context = await this.browser.newContext({ viewport: { ...DEFAULTS.viewport } });
+    this.env = env;
+    this.browser = this.watch(env.BROWSE_CONNECT || env.BROWSE_CDP_URL ? await this.connectRemote(env) : await this.launchLocal(true));
+    this.context = await this.browser.newContext(this.contextOptions(this.options));
     this.context.on('page', (page) => this.adopt(page));
     await this.newTab();
+  }
+
+  // Only the browser in use counts: one we replaced (handoff, resume) is closed on purpose.
+  private watch(browser: Browser): Browser {
+    browser.on('disconnected', () => {
+      if (!this.closing && browser === this.browser) this.onBrowserGone(`${this.mode === 'remote' ? 'remote browser' : 'Chromium'} disconnected (crashed, killed or closed)`);
+    });
+    return browser;
+  }
+
+  private contextOptions(options: ContextOptions, state?: { cookies: StoredCookie[]; origins: StoredOrigin[] }) {
+    return {
+      viewport: { ...options.viewport },
+      deviceScaleFactor: options.deviceScaleFactor,
+      userAgent: options.userAgent,
+      extraHTTPHeaders: Object.keys(this.headers).length ? { ...this.headers } : undefined,
+      storageState: state ? { cookies: state.cookies, origins: state.origins } : undefined,
+    };
   }
 
   // Scale-out: a Playwright browser server (ws://, e.g. Browserless or launchServer) or a Chrome over CDP.
@@ -68,13 +172,14 @@ export class BrowserManager {
     return ws ? chromium.connect(endpoint, { timeout }) : chromium.connectOverCDP(endpoint, { timeout });
   }
 
-  private async launchLocal(): Promise<Browser> {
+  private async launchLocal(headless: boolean, env?: NodeJS.ProcessEnv): Promise<Browser> {
     const choice = findChromium(() => chromium.executablePath());
     if (!choice) throw new BrowseError('Chromium was not found.', MISSING_CHROMIUM_HINT, 500);
     this.executable = choice.path ?? 'playwright';
     return chromium.launch({
       executablePath: choice.path,
-      headless: true,
+      headless,
+      env,
       chromiumSandbox: sandboxAllowed(),
       args: CHROMIUM_ARGS,
       // The daemon owns signal handling: SIGTERM must not take the browser down in headless mode.
@@ -92,11 +197,17 @@ export class BrowserManager {
   private adopt(page: Page): Tab {
     const known = this.tabOf.get(page);
     if (known) return known;
-    const tab: Tab = { id: this.nextId++, page, inflight: new Map(), refs: new Map(), snapshots: new Map() };
+    const tab = this.makeTab(page, this.nextId++);
     this.tabs.set(tab.id, tab);
-    this.tabOf.set(page, tab);
     this.activeId = tab.id; // a popup or new tab takes focus, as it does for a person
+    return tab;
+  }
+
+  private makeTab(page: Page, id: number): Tab {
+    const tab: Tab = { id, page, inflight: new Map(), refs: new Map(), snapshots: new Map() };
+    this.tabOf.set(page, tab);
     page.on('close', () => {
+      if (this.tabs.get(tab.id) !== tab) return; // a replaced context closing: its ids now belong to new tabs
       this.tabs.delete(tab.id);
       if (this.activeId === tab.id) this.activeId = Math.max(0, ...this.tabs.keys());
     });
@@ -209,10 +320,193 @@ export class BrowserManager {
   }
 
 
+  /** Extra HTTP headers sent with every request of the session (kept across recreations). */
+  get extraHeaders(): Readonly<Record<string, string>> {
+    return this.headers;
+  }
+
+  async setExtraHeaders(headers: Record<string, string>): Promise<void> {
+    await this.browserContext.setExtraHTTPHeaders(headers);
+    this.headers = { ...headers };
+  }
+
+  /** Cookies, localStorage and every tab (URL, sessionStorage, per-tab viewport) of the current context. */
+  async captureSession(): Promise<SessionSnapshot> {
+    const context = this.browserContext;
+    const state = (await within(context.storageState(), 5000)) ?? { cookies: (await context.cookies()).map(toStoredCookie), origins: [] };
+    const tabs = await Promise.all(this.listTabs().map((t) => this.captureTab(t)));
+    return { cookies: state.cookies, origins: state.origins, tabs: tabs.sort((a, b) => a.id - b.id), activeId: this.activeId };
+  }
+
+  private async captureTab(tab: Tab): Promise<SavedTab> {
+    const page = tab.page;
+    const saved: SavedTab = { id: tab.id, url: page.url() };
+    const size = page.viewportSize();
+    if (size && (size.width !== this.options.viewport.width || size.height !== this.options.viewport.height)) saved.viewport = size;
+    if (/^https?:/i.test(saved.url)) {
+      const session = await within(
+        page.evaluate(() => ({ origin: location.origin, items: Object.keys(sessionStorage).map((name) => ({ name, value: sessionStorage.getItem(name) ?? '' })) })),
+        1000,
+      );
+      if (session?.items.length) saved.sessionStorage = session;
+    } else if (saved.url === 'about:blank') {
+      const html = await within(page.evaluate(() => (document.body?.childElementCount || document.body?.textContent?.trim() ? document.documentElement.outerHTML : '')), 1000);
+      if (html && html.length <= MAX_SAVED_HTML) saved.html = html;
+    }
+    return saved;
+  }
+
+  /**
+   * Replaces the context (and with `headed`, the browser) while keeping the session: cookies,
+   * localStorage, sessionStorage, extra headers, and every tab under its id, the active one active.
+   * Nothing changes unless the new context is up with its tabs; then the old one is closed.
+   */
+  async recreateContext(change: ContextChange = {}): Promise<RecreateReport> {
+    if (this.recreating) throw new BrowseError('The browser is already being recreated by another command.', 'Wait for it to finish, then retry.', 503);
+    const relaunch = change.headed !== undefined && change.headed !== (this.mode === 'headed');
+    if (relaunch && this.mode === 'remote') {
+      throw new BrowseError(`The browser is remote (${this.executable}); it cannot be shown here.`, 'Open the remote browser’s own viewer, or run without BROWSE_CONNECT/BROWSE_CDP_URL.');
+    }
+    this.recreating = true;
+    let browser = this.browser!;
+    let xvfb: VirtualDisplay | undefined;
+    let display: string | undefined;
+    let context: BrowserContext | undefined;
+    try {
+      const session = change.session ?? (await this.captureSession());
+      const options: ContextOptions = {
+        viewport: change.viewport ?? this.options.viewport,
+        deviceScaleFactor: change.deviceScaleFactor ?? this.options.deviceScaleFactor,
+        userAgent: change.userAgent ?? this.options.userAgent,
+      };
+      if (relaunch && change.headed) {
+        const screen = await this.displayForHeaded();
+        ({ xvfb, display } = screen);
+        browser = this.watch(await this.launchLocal(false, screen.env));
+      } else if (relaunch) {
+        browser = this.watch(await this.launchLocal(true, this.env));
+      }
+      context = await browser.newContext(this.contextOptions(options, session));
+      const problems: string[] = [];
+      const opened = await Promise.all(session.tabs.map((saved) => this.reopenTab(context!, saved, Boolean(change.viewport), problems)));
+      if (!opened.length) opened.push(this.makeTab(await context.newPage(), this.nextId++));
+
+      const previous = new Map(this.tabs);
+      const [oldBrowser, oldContext, oldXvfb] = [this.browser, this.context, this.xvfb];
+      this.browser = browser;
+      this.context = context;
+      this.options = options;
+      this.tabs.clear();
+      for (const tab of opened) {
+        if (!change.session) tab.snapshots = previous.get(tab.id)?.snapshots ?? tab.snapshots;
+        this.tabs.set(tab.id, tab);
+      }
+      this.activeId = this.tabs.has(session.activeId) ? session.activeId : Math.max(...this.tabs.keys());
+      this.nextId = Math.max(this.nextId, Math.max(...this.tabs.keys()) + 1);
+      context.on('page', (page) => this.adopt(page));
+      const active = this.activeId;
+      for (const page of context.pages()) this.adopt(page); // popups opened while the tabs were reloading
+      this.activeId = active;
+      if (relaunch) {
+        this.mode = change.headed ? 'headed' : 'headless';
+        this.xvfb = xvfb;
+        this.display = display;
+        await oldBrowser?.close().catch(() => {});
+        if (oldXvfb) await stopXvfb(oldXvfb);
+      } else {
+        await oldContext?.close().catch(() => {});
+      }
+      if (this.mode === 'headed') await this.tab().page.bringToFront().catch(() => {});
+      return { tabs: this.tabs.size, activeId: this.activeId, cookies: session.cookies.length, problems };
+    } catch (e) {
+      if (context && context !== this.context) await context.close().catch(() => {});
+      if (browser !== this.browser) await browser.close().catch(() => {});
+      if (xvfb && xvfb !== this.xvfb) await stopXvfb(xvfb);
+      throw e;
+    } finally {
+      this.recreating = false;
+    }
+  }
+
+  private async reopenTab(context: BrowserContext, saved: SavedTab, resized: boolean, problems: string[]): Promise<Tab> {
+    const page = await context.newPage();
+    const tab = this.makeTab(page, saved.id);
+    try {
+      if (!resized && saved.viewport) await page.setViewportSize(saved.viewport);
+      if (saved.html !== undefined) {
+        await page.setContent(saved.html, { waitUntil: 'domcontentloaded', timeout: DEFAULTS.navigationTimeoutMs });
+      } else if (RESTORABLE_URL.test(saved.url)) {
+        const restore = saved.sessionStorage
+          ? await page.addInitScript(({ origin, items }) => {
+              if (window !== window.top || location.origin !== origin) return;
+              try {
+                for (const { name, value } of items) if (sessionStorage.getItem(name) === null) sessionStorage.setItem(name, value);
+              } catch {}
+            }, saved.sessionStorage)
+          : undefined;
+        try {
+          await page.goto(saved.url, { waitUntil: 'domcontentloaded', timeout: DEFAULTS.navigationTimeoutMs });
+        } finally {
+          await restore?.dispose().catch(() => {});
+        }
+      } else if (saved.url !== 'about:blank') {
+        problems.push(`tab ${saved.id}: ${safeUrl(saved.url)} cannot be reopened; it is blank now`);
+      }
+    } catch (e) {
+      problems.push(`tab ${saved.id}: ${safeUrl(saved.url)} did not reload (${translateError(e).message})`);
+    }
+    return tab;
+  }
+
+  // Linux without a display gets a private Xvfb; elsewhere the desktop shows the window.
+  private async displayForHeaded(): Promise<{ env: NodeJS.ProcessEnv; display: string; xvfb?: VirtualDisplay }> {
+    const env = this.env;
+    if (process.platform !== 'linux' || env.DISPLAY || env.WAYLAND_DISPLAY) {
+      return { env, display: env.DISPLAY ? `DISPLAY ${env.DISPLAY}` : env.WAYLAND_DISPLAY ? `Wayland ${env.WAYLAND_DISPLAY}` : 'the desktop' };
+    }
+    const bin = Bun.which('Xvfb', { PATH: env.PATH ?? '' });
+    if (!bin) {
+      throw new BrowseError(
+        'No display for a visible browser: DISPLAY is not set and Xvfb is not installed.',
+        'Install a virtual display (`apt-get install -y xvfb`), or start the daemon with DISPLAY set to a running X server (`stop`, then DISPLAY=:0 browse …), then run `handoff` again.',
+      );
+    }
+    const xvfb = await startXvfb(bin);
+    return { env: { ...env, DISPLAY: xvfb.display }, display: `virtual display ${xvfb.display} (Xvfb: a person sees it through a VNC server, e.g. \`x11vnc -display ${xvfb.display}\`)`, xvfb };
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     await this.browser?.close().catch(() => {});
+    if (this.xvfb) await stopXvfb(this.xvfb);
   }
+}
+
+function toStoredCookie(c: StoredCookie & { partitionKey?: string }): StoredCookie {
+  return { name: c.name, value: c.value, domain: c.domain, path: c.path, expires: c.expires, httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite };
+}
+
+/** Starts Xvfb on the first free display from :99, waiting for its socket. */
+async function startXvfb(bin: string): Promise<VirtualDisplay> {
+  let tries = 0;
+  for (let n = 99; n < 300 && tries < 5; n++) {
+    const socket = `/tmp/.X11-unix/X${n}`;
+    if (existsSync(`/tmp/.X${n}-lock`) || existsSync(socket)) continue;
+    tries++;
+    // -terminate: if the daemon is killed outright, Xvfb exits once its last client (Chromium) is gone.
+    const proc = Bun.spawn([bin, `:${n}`, '-screen', '0', '1920x1080x24', '-nolisten', 'tcp', '-terminate'], { stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' });
+    const deadline = Date.now() + 5000;
+    while (proc.exitCode === null && !existsSync(socket) && Date.now() < deadline) await Bun.sleep(10);
+    if (proc.exitCode === null && existsSync(socket)) return { proc, display: `:${n}` };
+    proc.kill('SIGKILL');
+  }
+  throw new BrowseError('Xvfb could not start a virtual display.', 'Try `Xvfb :99` by hand to see why, or set DISPLAY to a running X server.', 500);
+}
+
+async function stopXvfb(x: VirtualDisplay): Promise<void> {
+  x.proc.kill('SIGTERM');
+  const exited = await within(x.proc.exited, 2000);
+  if (exited === undefined) x.proc.kill('SIGKILL');
 }
 
 /** Console argument as text: strings as written, other values by their JS description. */

@@ -61,6 +61,8 @@ export const DEFAULTS = {
   actionTimeoutMs: 5_000,
   navigationTimeoutMs: 15_000,
   settleTimeoutMs: 2_000,
+  /** Per-command answer deadline unless the command declares its own. */
+  commandDeadlineMs: 20_000,
   logCapacity: 50_000,
   viewport: { width: 1280, height: 720 },
 } as const;

@@ -91,7 +91,7 @@ export async function runDaemon(): Promise<void> {
       execute: (n, w) => execute(n, w, tabId, cwd),
     };
     try {
-      const out = await cmd.run(ctx, input);
+      const out = await withDeadline(cmd.run(ctx, input), cmd.deadlineMs ?? DEFAULTS.commandDeadlineMs, cmd.name);
       const result = typeof out === 'string' ? { text: out } : out;
       return cmd.untrusted ? { ...result, text: envelope(result.text) } : result;
     } catch (e) {
@@ -210,4 +210,17 @@ export async function runDaemon(): Promise<void> {
     }, Math.min(idleTimeoutMs / 4, 60_000));
     timer.unref?.();
   }
+}
+
+/** The daemon answers within the deadline even if Playwright does not: a stuck page never holds a caller. */
+function withDeadline<T>(work: Promise<T>, ms: number, name: string): Promise<T> {
+  if (ms <= 0) return work;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new BrowseError(`${name} did not finish within ${Math.round(ms / 1000)}s.`, 'The page may be busy or stuck: check `tabs` and `console --errors`, then retry (or `goto` the page again).', 504)),
+      ms,
+    );
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }

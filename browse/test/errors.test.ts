@@ -136,3 +136,13 @@ describe('bad input', () => {
     }
   });
 });
+
+describe('deadlines', () => {
+  test('a command stuck in the page answers with a deadline error and the daemon keeps serving', async () => {
+    const r = await home.run(['js', 'new Promise(() => {})']); // a promise that never settles
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('js did not finish within 20s.');
+    expect(r.ms).toBeLessThan(25_000);
+    expect((await home.run(['url'])).code).toBe(0);
+  }, 30_000);
+});

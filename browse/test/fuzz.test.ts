@@ -89,12 +89,17 @@ describe('fuzz', () => {
     // /batch gets arrays of the same kind of steps
     for (const b of bodies) if (b.path === '/batch') b.body = `{"commands":[${[b.body, randomBody(r, names, 2)].join(',')}]}`;
     const tally = { ok: 0, clientError: 0, serverError: 0 };
+    const slow: string[] = [];
     const serverErrors = new Map<string, number>();
     let next = 0;
     const worker = async () => {
       while (next < bodies.length) {
         const { path, body } = bodies[next++];
-        const res = await fetch(base + path, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body, signal: AbortSignal.timeout(30_000) });
+        const t0 = Date.now();
+        const res = await fetch(base + path, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body, signal: AbortSignal.timeout(70_000) }).catch((e) => {
+          throw new Error(`no answer within 70 s to ${path} ${body.slice(0, 300)}: ${e}`);
+        });
+        if (Date.now() - t0 > 10_000) slow.push(`${Date.now() - t0} ms: ${body.slice(0, 200)}`);
         const text = await res.text();
         if (res.ok) {
           tally.ok++;
@@ -112,7 +117,7 @@ describe('fuzz', () => {
     };
     const started = Date.now();
     await Promise.all(Array.from({ length: 40 }, worker));
-    console.log(`fuzz: ${CASES} requests in ${Date.now() - started} ms (seed ${SEED}):`, tally, serverErrors.size ? Object.fromEntries(serverErrors) : '');
+    console.log(`fuzz: ${CASES} requests in ${Date.now() - started} ms (seed ${SEED}):`, tally, serverErrors.size ? Object.fromEntries(serverErrors) : '', slow);
     expect(tally.ok + tally.clientError + tally.serverError).toBe(CASES);
 
     const health = await (await fetch(`${base}/health`)).json();

@@ -28,6 +28,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export const diff = defineCommand({
   name: 'diff',
+  deadlineMs: 45_000, // two navigations
   category: 'read',
   group: 'Compare',
   untrusted: true,

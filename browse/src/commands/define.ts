@@ -57,6 +57,8 @@ export interface CommandSpec {
   mainFrameOnly?: boolean;
   /** Output carries page-controlled text: the daemon wraps it in the untrusted-content envelope. */
   untrusted?: boolean;
+  /** How long the daemon lets the command run before answering with an error (0: no limit). */
+  deadlineMs?: number;
   run(ctx: CommandContext, input: Input): Promise<string | CommandResult>;
 }
 

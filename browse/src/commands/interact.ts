@@ -93,6 +93,8 @@ export const hover = defineCommand({
   },
 });
 
+const MAX_TYPE_CHARS = 5_000; // ~1 ms a key: longer input would hold the page for seconds
+
 export const type = defineCommand({
   name: 'type',
   category: 'write',
@@ -100,6 +102,9 @@ export const type = defineCommand({
   description: 'Type text into the focused element, key by key (output shows only the length)',
   args: [{ name: 'text', kind: 'rest', required: true }],
   async run(ctx, { text }) {
+    if (String(text).length > MAX_TYPE_CHARS) {
+      throw new BrowseError(`type presses one key per character; ${String(text).length} is over the ${MAX_TYPE_CHARS} limit.`, 'Use `fill <sel> <text>` for long text.');
+    }
     await ctx.page.keyboard.type(String(text));
     await ctx.settle();
     return `Typed ${String(text).length} characters`;
@@ -148,6 +153,7 @@ const MAX_WAIT_MS = 60_000; // longer waits belong in a loop the agent controls
 
 export const wait = defineCommand({
   name: 'wait',
+  deadlineMs: 65_000, // its own wait (≤ 60 s) decides
   category: 'read',
   group: 'Interact',
   description: 'Wait for an element to be visible, or for a load state (default up to 10 s)',
@@ -187,17 +193,28 @@ export const wait = defineCommand({
 
 export const viewport = defineCommand({
   name: 'viewport',
+  deadlineMs: 120_000, // --scale reopens every tab
   category: 'write',
   group: 'Interact',
-  description: 'Resize the viewport of the current tab, e.g. 375x812',
+  description: 'Resize the viewport of the current tab, e.g. 375x812; --scale sets the device pixel ratio for every tab (recreates the context)',
   args: [{ name: 'size', kind: 'string', required: true, display: 'WxH' }],
-  async run(ctx, { size }) {
+  flags: [{ name: '--scale', kind: 'string', value: '<n>', description: 'Device scale factor (e.g. 2 for retina); keeps cookies, storage, headers and tabs' }],
+  async run(ctx, { size, scale }) {
     const m = String(size).match(/^(\d{2,5})x(\d{2,5})$/);
     if (!m) throw new BrowseError(`Invalid size '${size}'.`, 'Use WIDTHxHEIGHT, e.g. `viewport 375x812`.');
     const [width, height] = [Number(m[1]), Number(m[2])];
     if (width > 10000 || height > 10000) throw new BrowseError('Viewport too large (max 10000x10000).', 'Use a realistic device size, e.g. 1280x720.');
-    await ctx.page.setViewportSize({ width, height });
-    return `Viewport set to ${width}x${height}`;
+    if (scale === undefined) {
+      await ctx.page.setViewportSize({ width, height });
+      return `Viewport set to ${width}x${height}`;
+    }
+    const factor = /^\d+(\.\d+)?$/.test(String(scale)) ? Number(scale) : NaN;
+    if (!(factor >= 0.25 && factor <= 5)) throw new BrowseError(`Invalid scale '${scale}'.`, 'Use a number from 0.25 to 5, e.g. `viewport 375x812 --scale 3`.');
+    // The device pixel ratio is fixed per context: a new one, with the session carried over.
+    const report = await ctx.browser.recreateContext({ viewport: { width, height }, deviceScaleFactor: factor });
+    const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+    const head = `Viewport set to ${width}x${height} at scale ${factor} for all tabs (context recreated; ${count(report.tabs, 'tab')} reopened, ${count(report.cookies, 'cookie')} kept).`;
+    return [head, ...report.problems.map((p) => `  ! ${p}`)].join('\n');
   },
 });
 

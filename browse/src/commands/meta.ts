@@ -148,6 +148,7 @@ function parseSteps(raw: string): string[][] {
 
 export const chain = defineCommand({
   name: 'chain',
+  deadlineMs: 0, // each step has its own deadline
   category: 'meta',
   group: 'Meta',
   description: 'Run several commands in one call: a JSON array of [cmd, ...args], or `cmd a | cmd b` (argument or stdin)',

@@ -270,6 +270,7 @@ const countPdfPages = (pdf: Buffer) => (pdf.toString('latin1').match(/\/Type\s*\
 
 export const pdf = defineCommand({
   name: 'pdf',
+  deadlineMs: 45_000, // long documents
   category: 'read',
   group: 'Visual',
   description: 'Save the page as a PDF, laid out with print CSS (default: browse-page.pdf in the temp dir; headless Chromium only)',
@@ -322,6 +323,7 @@ const nextFrames = (page: Page) =>
 
 export const responsive = defineCommand({
   name: 'responsive',
+  deadlineMs: 45_000, // three resizes and full-page shots
   category: 'read',
   group: 'Visual',
   description: `Full-page screenshots at ${BREAKPOINTS.map((b) => `${b.width}x${b.height}`).join(', ')} as <prefix>-375x812.png … (default prefix: browse-responsive in the temp dir); the viewport is restored`,
