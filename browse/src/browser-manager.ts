@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import type { Subprocess } from 'bun';
-import { chromium, type Browser, type BrowserContext, type Frame, type Page, type Request } from 'playwright';
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Frame, type Page, type Request } from 'playwright';
 import { CHROMIUM_ARGS, findChromium, MISSING_CHROMIUM_HINT, sandboxAllowed } from './chromium';
 import { DEFAULTS } from './config';
 import { BrowseError, translateError } from './errors';
 import type { LogStore } from './logs';
+import { BLOCKED_REQUEST_PATTERNS, requestBlockedReason } from './policy';
 import type { RefMap } from './refs';
 
 export interface Tab {
@@ -237,17 +238,30 @@ export class BrowserManager {
   }
 
   /**
-   * Console capture through CDP, not Playwright's `console` event: that event keeps a handle per
-   * argument for the page's lifetime (200,000 messages cost ~600 MB that navigation does not free).
+   * One CDP session per page for two jobs. Console capture: Playwright's `console` event keeps a handle
+   * per argument for the page's lifetime (200,000 messages cost ~600 MB that navigation does not free).
+   * Request blocking: links, redirects and subresources to metadata addresses or to files outside the
+   * allowed roots fail; only those URL patterns are intercepted, so caching and speed are untouched.
    */
   private async captureConsole(page: Page): Promise<void> {
+    let cdp: CDPSession;
     try {
-      const cdp = await page.context().newCDPSession(page);
-      cdp.on('Runtime.consoleAPICalled', (e) => this.logs.console.push({ ts: Date.now(), level: e.type, text: e.args.map(describeRemote).join(' ') }));
-      await cdp.send('Runtime.enable');
+      cdp = await page.context().newCDPSession(page);
     } catch {
       page.on('console', (msg) => this.logs.console.push({ ts: Date.now(), level: msg.type(), text: msg.text() }));
+      return;
     }
+    cdp.on('Runtime.consoleAPICalled', (e) => this.logs.console.push({ ts: Date.now(), level: e.type, text: e.args.map(describeRemote).join(' ') }));
+    cdp.on('Fetch.requestPaused', (e) => {
+      const reason = requestBlockedReason(e.request.url);
+      if (reason) this.logs.console.push({ ts: Date.now(), level: 'error', text: `browse blocked ${e.request.url}: ${reason}` });
+      const reply = reason ? cdp.send('Fetch.failRequest', { requestId: e.requestId, errorReason: 'BlockedByClient' }) : cdp.send('Fetch.continueRequest', { requestId: e.requestId });
+      reply.catch(() => {});
+    });
+    await Promise.all([
+      cdp.send('Runtime.enable'),
+      cdp.send('Fetch.enable', { patterns: BLOCKED_REQUEST_PATTERNS.map((urlPattern) => ({ urlPattern })) }),
+    ]).catch(() => {});
   }
 
   private async recordRequest(tab: Tab, req: Request, failed: boolean): Promise<void> {

@@ -44,6 +44,32 @@ export function validateInputPath(p: string): string {
   return real;
 }
 
+/** For requests a page makes by itself: metadata addresses and files outside the allowed roots. */
+export function requestBlockedReason(rawUrl: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return null;
+  }
+  if (url.protocol === 'file:') {
+    try {
+      validateInputPath(fileURLToPath(url));
+      return null;
+    } catch {
+      return 'file outside the allowed directories';
+    }
+  }
+  return isMetadataAddress(url.hostname) ? 'cloud metadata address' : null;
+}
+
+// The URL patterns worth intercepting (the browser normalises every IPv4 spelling before matching).
+export const BLOCKED_REQUEST_PATTERNS = [
+  'file://*',
+  ...['169.254.169.254', '169.254.170.2', '169.254.169.123', '100.100.100.200', '[fd00:ec2::254]', '[::ffff:a9fe:a9fe]', '[::a9fe:a9fe]', '[64:ff9b::a9fe:a9fe]', 'metadata.google.internal', 'metadata.goog', 'metadata']
+    .flatMap((h) => [`http://${h}/*`, `https://${h}/*`, `http://${h}:*`, `https://${h}:*`]),
+];
+
 function assertAllowed(real: string, shown: string): void {
   if (!allowedRoots().some((root) => within(real, root))) {
     throw new BrowseError(`Path ${shown} is outside the allowed directories.`, `Use a file under ${tmpdir()} or the project directory (${process.cwd()}).`);

@@ -137,6 +137,40 @@ describe('bad input', () => {
   });
 });
 
+describe('requests the page makes by itself', () => {
+  test('file:// subresources outside the allowed directories and metadata addresses are blocked', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'browse-block-'));
+    const page = join(dir, 'local.html');
+    writeFileSync(page, '<h1>Local</h1><iframe src="file:///etc/hostname"></iframe><img src="http://169.254.169.254/latest/x.png">');
+    try {
+      expect((await home.run(['goto', `file://${page}`])).code).toBe(0);
+      const errors = await waitForConsole(['browse blocked file:///etc/hostname', 'browse blocked http://169.254.169.254/latest/x.png: cloud metadata address']);
+      expect(errors).toContain('file outside the allowed directories');
+      const snap = unwrap((await home.run(['snapshot'])).stdout);
+      const hostname = readFileSync('/etc/hostname', 'utf8').trim();
+      if (hostname) expect(snap).not.toContain(hostname);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a redirect to a metadata address is blocked', async () => {
+    const r = await home.run(['goto', fixtures.url('/redirect?to=http://169.254.169.254/latest/meta-data')]);
+    expect(r.code).toBe(1);
+    await waitForConsole(['browse blocked http://169.254.169.254/latest/meta-data']);
+  });
+});
+
+async function waitForConsole(needles: string[]): Promise<string> {
+  let out = '';
+  for (let i = 0; i < 100; i++) {
+    out = (await home.run(['console', '--errors'])).stdout;
+    if (needles.every((n) => out.includes(n))) return out;
+    await Bun.sleep(50);
+  }
+  throw new Error(`console never showed ${needles.join(', ')}:\n${out}`);
+}
+
 describe('deadlines', () => {
   test('a command stuck in the page answers with a deadline error and the daemon keeps serving', async () => {
     const r = await home.run(['js', 'new Promise(() => {})']); // a promise that never settles

@@ -32,6 +32,7 @@ export function startFixtureServer() {
         });
       }
       if (p === '/generated') return new Response(generatedPage(Number(url.searchParams.get('n') ?? 1000)), { headers: { 'content-type': 'text/html' } });
+      if (p === '/redirect') return new Response(null, { status: 302, headers: { location: url.searchParams.get('to') ?? '/' } });
       if (p === '/status/404') return new Response('<title>Nope</title>not here', { status: 404, headers: { 'content-type': 'text/html' } });
       const name = p === '/' ? 'basic.html' : p.slice(1);
       if (name.includes('..')) return new Response('bad', { status: 400 });
