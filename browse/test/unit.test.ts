@@ -83,7 +83,11 @@ describe('argument parsing from the registry', () => {
       expect(names.has(c.name)).toBe(false);
       names.add(c.name);
     }
-    const specified = 'goto back forward reload url text html links forms js css attrs is click fill select hover type press scroll wait viewport console network dialog dialog-accept dialog-dismiss cookies storage tabs tab newtab closetab screenshot status stop restart help chain snapshot frame';
+    // SPEC §2's table (cookie-import-browser comes with issue 5) plus download.
+    const specified =
+      'goto back forward reload url load-html text html links forms accessibility media data js eval css attrs is console network dialog cookies storage perf ' +
+      'click fill select hover type press scroll wait viewport upload dialog-accept dialog-dismiss cookie cookie-import header useragent ' +
+      'screenshot pdf responsive snapshot diff tabs tab newtab closetab frame state handoff resume chain status stop restart help ux-audit download';
     for (const name of specified.split(' ')) expect(names.has(name)).toBe(true);
   });
 });
