@@ -7,11 +7,7 @@ import { makeHome, startFixtureServer, unwrap, waitFor } from './helpers';
 const fixtures = startFixtureServer();
 const home = makeHome('commands');
 const run = home.run;
-const ok = async (...args: string[]) => {
-  const r = await run(args);
-  if (r.code !== 0) throw new Error(`browse ${args.join(' ')} failed: ${r.stderr}`);
-  return unwrap(r.stdout);
-};
+const ok = home.ok;
 
 beforeAll(async () => {
   await ok('goto', fixtures.url('/basic.html'));

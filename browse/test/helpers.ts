@@ -105,7 +105,13 @@ export function makeHome(label: string) {
     }
     rmSync(dir, { recursive: true, force: true });
   };
-  return { dir, stateFile, env, run, state, cleanup };
+  /** Runs a command that must succeed; returns its output without the untrusted-content envelope. */
+  const ok = async (...args: string[]): Promise<string> => {
+    const r = await run(args);
+    if (r.code !== 0) throw new Error(`browse ${args.join(' ')} failed: ${r.stderr}`);
+    return unwrap(r.stdout);
+  };
+  return { dir, stateFile, env, run, ok, state, cleanup };
 }
 
 /** Running (not a zombie: this machine's init may never reap our detached daemons). */

@@ -8,11 +8,7 @@ const BEGIN = '--- BEGIN UNTRUSTED PAGE CONTENT';
 const fixtures = startFixtureServer();
 const home = makeHome('page-info');
 const run = home.run;
-const ok = async (...args: string[]) => {
-  const r = await run(args);
-  if (r.code !== 0) throw new Error(`browse ${args.join(' ')} failed: ${r.stderr}`);
-  return unwrap(r.stdout);
-};
+const ok = home.ok;
 /** Runs a command that must be refused; returns its stderr. */
 const refused = async (args: string[], cwd?: string) => {
   const r = await run(args, { cwd });

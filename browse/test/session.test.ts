@@ -31,11 +31,7 @@ const echoUrl = (p: string) => `http://127.0.0.1:${echo.port}${p}`;
 
 const home = makeHome('session');
 const run = home.run;
-const ok = async (...args: string[]) => {
-  const r = await run(args);
-  if (r.code !== 0) throw new Error(`browse ${args.join(' ')} failed: ${r.stderr}`);
-  return unwrap(r.stdout);
-};
+const ok = home.ok;
 /** A refusal: exit 1, one `Error:` line on stderr, nothing on stdout. */
 const fails = async (...args: string[]) => {
   const r = await run(args);

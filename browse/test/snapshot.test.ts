@@ -3,18 +3,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeHome, startFixtureServer, unwrap } from './helpers';
+import { makeHome, startFixtureServer } from './helpers';
 
 const fixtures = startFixtureServer();
 const other = startFixtureServer(); // a second origin for the cross-origin iframe
 const crossPort = new URL(other.url('/')).port;
 const home = makeHome('snapshot');
 const run = home.run;
-const ok = async (...args: string[]) => {
-  const r = await run(args);
-  if (r.code !== 0) throw new Error(`browse ${args.join(' ')} failed: ${r.stderr}`);
-  return unwrap(r.stdout);
-};
+const ok = home.ok;
 /** The ref printed on the line that contains `text` (e.g. `[button] "Save"`). */
 const refOf = (out: string, text: string, nth = 0) => {
   const lines = out.split('\n').filter((l) => l.includes(text) && /@[ec]\d+ /.test(l));

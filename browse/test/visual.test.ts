@@ -8,11 +8,7 @@ import { makeHome, startFixtureServer, unwrap } from './helpers';
 const fixtures = startFixtureServer();
 const home = makeHome('visual');
 const run = home.run;
-const ok = async (...args: string[]) => {
-  const r = await run(args);
-  if (r.code !== 0) throw new Error(`browse ${args.join(' ')} failed: ${r.stderr}`);
-  return unwrap(r.stdout);
-};
+const ok = home.ok;
 const fails = async (...args: string[]) => {
   const r = await run(args);
   expect(r.code).toBe(1);
