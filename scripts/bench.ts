@@ -594,7 +594,7 @@ const url = `${base}/index.html`;
 function snapshotPages(): SnapPage[] {
   const fixtureBase = `http://127.0.0.1:${fixtureServer.port}`;
   const fixtures = readdirSync(FIXTURES)
-    .filter((f) => f.endsWith('.html'))
+    .filter((f) => f.endsWith('.html') && f !== 'flood.html') // flood.html is a 200,000-message stress page
     .sort()
     .map((f) => ({ label: `fixtures/${f}`, url: `${fixtureBase}/${f}${f === 'frames.html' ? `?cross=${fixtureServer.port}` : ''}` }));
   return [{ label: 'bench/index.html', url }, ...fixtures, { label: `generated (n=${GENERATED_NODES})`, url: `${base}/generated?n=${GENERATED_NODES}` }];

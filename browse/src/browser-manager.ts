@@ -5,7 +5,7 @@ import { CHROMIUM_ARGS, findChromium, MISSING_CHROMIUM_HINT, sandboxAllowed } fr
 import { DEFAULTS } from './config';
 import { BrowseError, translateError } from './errors';
 import type { LogStore } from './logs';
-import { BLOCKED_REQUEST_PATTERNS, requestBlockedReason } from './policy';
+import { BLOCKED_REQUEST_PATTERNS, requestBlockedReason, safeUrl } from './policy';
 import type { RefMap } from './refs';
 
 export interface Tab {
@@ -94,15 +94,6 @@ function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
   return Promise.race([p.catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
 }
 
-/** URL without query or fragment: signed URLs carry tokens, and reports end up in transcripts. */
-export function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return u.protocol === 'about:' || u.protocol === 'data:' ? url.slice(0, 40) : `${u.origin === 'null' ? u.protocol + '//' : u.origin}${u.pathname}`;
-  } catch {
-    return url.slice(0, 80);
-  }
-}
 
 // Owns Chromium, the one context, and the tabs. Everything above it speaks in tab ids.
 export class BrowserManager {

@@ -165,3 +165,13 @@ export function normalizeUrl(input: string): string {
   if (isMetadataAddress(url.hostname)) throw metadataError(url.hostname);
   return url.href;
 }
+
+/** URL without query or fragment: signed URLs carry tokens, and reports end up in transcripts. */
+export function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'about:' || u.protocol === 'data:' ? url.slice(0, 40) : `${u.origin === 'null' ? u.protocol + '//' : u.origin}${u.pathname}`;
+  } catch {
+    return url.slice(0, 80);
+  }
+}

@@ -181,3 +181,14 @@ describe('error translation', () => {
     expect(translateError(mine)).toBe(mine);
   });
 });
+
+describe('module graph', () => {
+  test('the CLI side (registry and full path) never loads Playwright: it would cost ~90 ms a call', () => {
+    const probe = Bun.spawnSync(
+      [process.execPath, '-e', "await import('./browse/src/commands/index.ts'); await import('./browse/src/cli-full.ts'); console.log(Object.keys(require.cache).filter((k) => k.includes('playwright')).join(' '))"],
+      { cwd: `${import.meta.dir}/../..`, stdout: 'pipe', stderr: 'pipe' },
+    );
+    expect(probe.exitCode).toBe(0);
+    expect(probe.stdout.toString().trim()).toBe('');
+  });
+});

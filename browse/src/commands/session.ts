@@ -2,10 +2,10 @@
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
-import { safeUrl, type RecreateReport, type SavedTab, type SessionSnapshot, type StoredCookie, type StoredOrigin } from '../browser-manager';
+import type { RecreateReport, SavedTab, SessionSnapshot, StoredCookie, StoredOrigin } from '../browser-manager';
 import { resolvePaths } from '../config';
 import { BrowseError } from '../errors';
-import { assertSafeDestination, normalizeUrl, validateInputPath, validateOutputPath } from '../policy';
+import { assertSafeDestination, normalizeUrl, safeUrl, validateInputPath, validateOutputPath } from '../policy';
 import { looksSecret } from '../redact';
 import { describeTarget } from '../refs';
 import { readState, writeState } from '../state';
