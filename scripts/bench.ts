@@ -423,7 +423,8 @@ async function snapshotStats(stateFile: string, pages: SnapPage[], benchUrl: str
   await cliOut(stateFile, ['goto', benchUrl]);
   const bench = statsOf(await cliSamples(stateFile, ['snapshot', '-i'], WARM_RUNS, WARMUPS));
   await cliOut(stateFile, ['goto', `${base}/generated?n=${GENERATED_NODES}`]);
-  const generatedElements = (await cliOut(stateFile, ['js', "document.querySelectorAll('*').length"])).trim();
+  // `js` output is page content, so it arrives inside the untrusted-content envelope: keep the number.
+  const generatedElements = (await cliOut(stateFile, ['js', "document.querySelectorAll('*').length"])).match(/^\d+$/m)?.[0] ?? '?';
   const generated = statsOf(await cliSamples(stateFile, ['snapshot', '-i'], WARM_RUNS, WARMUPS));
   const stale = await staleRefTimes(stateFile, base);
   return { sizes, bench, generated, generatedElements, stale };
