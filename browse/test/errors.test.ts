@@ -69,6 +69,15 @@ describe('bad input', () => {
     expect(home.state()!.pid).toBe(s.pid);
   });
 
+  test('a goto right after a failed one works (Chromium's late error page does not cut it off)', async () => {
+    for (let i = 0; i < 3; i++) {
+      expect((await home.run(['goto', `http://127.0.0.1:${closedPort}/`])).code).toBe(1);
+      const r = await home.run(['goto', fixtures.url('/basic.html')]);
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toContain('(200)');
+    }
+  });
+
   test('bad input never starts a daemon', async () => {
     const fresh = makeHome('no-start');
     try {
@@ -173,6 +182,7 @@ async function waitForConsole(needles: string[]): Promise<string> {
 
 describe('deadlines', () => {
   test('a command stuck in the page answers with a deadline error and the daemon keeps serving', async () => {
+    expect((await home.run(['goto', fixtures.url('/basic.html')])).code).toBe(0); // a settled page, whatever ran before
     const r = await home.run(['js', 'new Promise(() => {})']); // a promise that never settles
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('js did not finish within 20s.');

@@ -15,7 +15,14 @@ export const goto = defineCommand({
   args: [{ name: 'url', kind: 'url', required: true }],
   async run(ctx, { url }) {
     const target = normalizeUrl(String(url));
-    const response = await ctx.page.goto(target, nav);
+    let response;
+    try {
+      response = await ctx.page.goto(target, nav);
+    } catch (e) {
+      // Chromium shows its error page a moment after a failed load: let it land, or it cuts off the next goto.
+      if (/net::ERR_/.test(String(e))) await ctx.page.waitForURL(/^chrome-error:/, { timeout: 2000 }).catch(() => {});
+      throw e;
+    }
     return `Navigated to ${ctx.page.url()} (${statusOf(response)})`;
   },
 });
