@@ -111,7 +111,15 @@ export function makeHome(label: string) {
     if (r.code !== 0) throw new Error(`browse ${args.join(' ')} failed: ${r.stderr}`);
     return unwrap(r.stdout);
   };
-  return { dir, stateFile, env, run, ok, state, cleanup };
+  /** Runs a command that must be refused: exit 1, nothing on stdout, one `Error:` line; returns stderr. */
+  const fails = async (...args: string[]): Promise<string> => {
+    const r = await run(args);
+    if (r.code !== 1 || r.stdout !== '' || !r.stderr.startsWith('Error: ')) {
+      throw new Error(`browse ${args.join(' ')} should have been refused: exit ${r.code}, stdout ${JSON.stringify(r.stdout.slice(0, 200))}, stderr ${JSON.stringify(r.stderr.slice(0, 200))}`);
+    }
+    return r.stderr;
+  };
+  return { dir, stateFile, env, run, ok, fails, state, cleanup };
 }
 
 /** Running (not a zombie: this machine's init may never reap our detached daemons). */

@@ -32,14 +32,7 @@ const echoUrl = (p: string) => `http://127.0.0.1:${echo.port}${p}`;
 const home = makeHome('session');
 const run = home.run;
 const ok = home.ok;
-/** A refusal: exit 1, one `Error:` line on stderr, nothing on stdout. */
-const fails = async (...args: string[]) => {
-  const r = await run(args);
-  expect(r.code).toBe(1);
-  expect(r.stdout).toBe('');
-  expect(r.stderr).toStartWith('Error: ');
-  return r.stderr;
-};
+const fails = home.fails;
 const inHome = (name: string, content: string) => {
   const p = join(home.dir, name);
   writeFileSync(p, content);

@@ -9,12 +9,7 @@ const fixtures = startFixtureServer();
 const home = makeHome('visual');
 const run = home.run;
 const ok = home.ok;
-const fails = async (...args: string[]) => {
-  const r = await run(args);
-  expect(r.code).toBe(1);
-  expect(r.stdout).toBe('');
-  return r.stderr;
-};
+const fails = home.fails;
 const out = (name: string) => join(home.dir, name);
 
 beforeAll(async () => {

@@ -3,7 +3,8 @@ import { formatConsole, formatDialog, formatNetwork } from '../logs';
 import { redactValue } from '../redact';
 import { defineCommand } from './define';
 
-function show(value: unknown): string {
+/** A page value as text: strings as they are, everything else as JSON (shared by `js` and `eval`). */
+export function showValue(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (typeof value === 'string') return value;
   return JSON.stringify(value, null, 2) ?? String(value);
@@ -18,7 +19,7 @@ export const js = defineCommand({
   args: [{ name: 'expression', kind: 'rest', required: true }],
   async run(ctx, { expression }) {
     try {
-      return show(await ctx.frame.evaluate(String(expression)));
+      return showValue(await ctx.frame.evaluate(String(expression)));
     } catch (e) {
       const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0].replace(/^page\.evaluate: /, '');
       if (/Target|closed|destroyed/.test(msg)) throw e;

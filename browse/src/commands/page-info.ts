@@ -7,6 +7,7 @@ import { DEFAULTS } from '../config';
 import { BrowseError, translateError } from '../errors';
 import { validateInputPath } from '../policy';
 import { defineCommand, type FlagSpec, type Input } from './define';
+import { showValue } from './inspect';
 import type { CommandContext } from './context';
 
 const EVAL_MAX_BYTES = 1024 * 1024;
@@ -227,12 +228,6 @@ export const data = defineCommand({
   },
 });
 
-function show(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value, null, 2) ?? String(value);
-}
-
 export const evalFile = defineCommand({
   name: 'eval',
   untrusted: true,
@@ -248,7 +243,7 @@ export const evalFile = defineCommand({
     // puts the file name and line into stack traces.
     const source = `${readFileSync(real, 'utf8')}\n//# sourceURL=${sourceName}`;
     try {
-      return show(await ctx.frame.evaluate((src) => (0, eval)(src), source));
+      return showValue(await ctx.frame.evaluate((src) => (0, eval)(src), source));
     } catch (e) {
       const raw = e instanceof Error ? e.message : String(e);
       const msg = raw.split('\n')[0].replace(/^\w+\.evaluate: /, '');
