@@ -63,13 +63,6 @@ export function requestBlockedReason(rawUrl: string): string | null {
   return isMetadataAddress(url.hostname) ? 'cloud metadata address' : null;
 }
 
-// The URL patterns worth intercepting (the browser normalises every IPv4 spelling before matching).
-export const BLOCKED_REQUEST_PATTERNS = [
-  'file://*',
-  ...['169.254.169.254', '169.254.170.2', '169.254.169.123', '100.100.100.200', '[fd00:ec2::254]', '[::ffff:a9fe:a9fe]', '[::a9fe:a9fe]', '[64:ff9b::a9fe:a9fe]', 'metadata.google.internal', 'metadata.goog', 'metadata']
-    .flatMap((h) => [`http://${h}/*`, `https://${h}/*`, `http://${h}:*`, `https://${h}:*`]),
-];
-
 function assertAllowed(real: string, shown: string): void {
   if (!allowedRoots().some((root) => within(real, root))) {
     throw new BrowseError(`Path ${shown} is outside the allowed directories.`, `Use a file under ${tmpdir()} or the project directory (${process.cwd()}).`);
@@ -80,6 +73,22 @@ function assertAllowed(real: string, shown: string): void {
 const METADATA_IPV4 = new Set(['169.254.169.254', '169.254.170.2', '169.254.169.123', '100.100.100.200']);
 const METADATA_IPV6 = new Set(['fd00:ec2:0:0:0:0:0:254']);
 const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
+
+/** URL patterns to intercept: every metadata host as the browser writes it (IPv4 spellings are already
+ * normalised; IPv4 inside IPv6 appears as mapped, compatible or NAT64 hex), plus all file:// URLs. */
+export const BLOCKED_REQUEST_PATTERNS = (() => {
+  const hex = (v4: string) => {
+    const [a, b, c, d] = v4.split('.').map(Number);
+    return `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  };
+  const hosts = [
+    ...METADATA_IPV4,
+    ...[...METADATA_IPV4].flatMap((v4) => [`[::ffff:${hex(v4)}]`, `[::${hex(v4)}]`, `[64:ff9b::${hex(v4)}]`]),
+    ...[...METADATA_IPV6].map((v6) => `[${v6.replace(/(^|:)(0(:|$))+/, '::')}]`),
+    ...METADATA_NAMES,
+  ];
+  return ['file://*', ...hosts.flatMap((h) => [`http://${h}/*`, `https://${h}/*`, `http://${h}:*`, `https://${h}:*`])];
+})();
 
 /** Eight 16-bit groups of an IPv6 address, or null if it is not one. */
 function ipv6Groups(addr: string): number[] | null {
