@@ -1,4 +1,4 @@
-import { BrowseError, oneLine } from '../errors';
+import { BrowseError, oneLine, translateError } from '../errors';
 import { defineCommand, GROUP_ORDER, type Command } from './define';
 
 const MAX_CHAIN_STEPS = 50;
@@ -172,7 +172,7 @@ export const chain = defineCommand({
           return { text: out.join('\n'), after: result.after };
         }
       } catch (e) {
-        const err = e instanceof BrowseError ? e : new BrowseError(String(e));
+        const err = translateError(e);
         failed.push(i + 1);
         out.push(`FAILED: ${oneLine(err.message, err.hint)}`);
         if (stopOnError) break;
