@@ -10,7 +10,7 @@ import { envelope, wellFormed } from './egress';
 import { LogStore } from './logs';
 import { assertSafeDestination } from './policy';
 import { resolveTarget } from './refs';
-import { ensureStateDir, removeStateIfOwned, writeState } from './state';
+import { ensureStateDir, removeStateIfOwned, writeState, type DaemonState } from './state';
 
 const log = (msg: string) => console.log(`[${new Date().toISOString()}] ${msg}`);
 
@@ -61,7 +61,27 @@ export async function runDaemon(): Promise<void> {
   };
 
   const browser = new BrowserManager(logs, (reason) => void shutdown(1, reason));
-  const daemon: DaemonInfo = { pid: process.pid, port: 0, mode: 'headless', startedAt, binaryVersion: readBinaryVersion(), chromium: '' };
+  const publishState = () =>
+    writeState(paths, {
+      pid: process.pid,
+      port: daemon.port,
+      token,
+      startedAt: new Date(startedAt).toISOString(),
+      binaryVersion: daemon.binaryVersion,
+      mode: daemon.mode as DaemonState['mode'],
+    });
+  const daemon: DaemonInfo = {
+    pid: process.pid,
+    port: 0,
+    mode: 'headless',
+    startedAt,
+    binaryVersion: readBinaryVersion(),
+    chromium: '',
+    setMode(mode) {
+      daemon.mode = mode;
+      if (!shuttingDown) publishState();
+    },
+  };
 
   // One pipeline for every command, whether it comes from /command, /batch or a chain step.
   const execute = async (name: string, words: string[], tabId: number | undefined, cwd: string | undefined): Promise<CommandResult> => {
@@ -194,14 +214,7 @@ export async function runDaemon(): Promise<void> {
   daemon.chromium = browser.executable;
   daemon.mode = browser.mode;
   logs.startFlushing();
-  writeState(paths, {
-    pid: process.pid,
-    port: daemon.port,
-    token,
-    startedAt: new Date(startedAt).toISOString(),
-    binaryVersion: daemon.binaryVersion,
-    mode: browser.mode,
-  });
+  publishState();
   log(`daemon ready: pid ${process.pid}, port ${daemon.port}, ${commands.length} commands, chromium ${browser.executable}`);
 
   if (idleTimeoutMs > 0) {

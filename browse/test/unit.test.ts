@@ -57,6 +57,12 @@ describe('argument parsing from the registry', () => {
     expect(parseInput(cmd('chain'), ['--stop-on-error', '[]'])).toEqual({ stopOnError: true, steps: '[]' });
   });
 
+  test('a paths argument keeps each word apart, spaces included', () => {
+    expect(parseInput(cmd('upload'), ['#f', 'my photo.png', 'b.png'])).toEqual({ selector: '#f', files: ['my photo.png', 'b.png'] });
+    expect(cmd('upload').usage).toBe('upload <sel|@ref> <file…>');
+    expect(() => parseInput(cmd('upload'), ['#f'])).toThrow('Missing <file>');
+  });
+
   test('text after -- is never a flag', () => {
     expect(parseInput(cmd('screenshot'), ['--', '--viewport'])).toEqual({ path: '--viewport' });
   });

@@ -7,6 +7,8 @@ export interface DaemonInfo {
   pid: number;
   port: number;
   mode: string;
+  /** Records a mode change where /health, `status` and the state file read it. */
+  setMode(mode: 'headless' | 'headed' | 'remote'): void;
   startedAt: number;
   binaryVersion: string;
   chromium: string;

@@ -9,9 +9,10 @@ export interface ArgSpec {
   name: string;
   /**
    * selector: CSS or @ref · url · int · path (resolved against the caller's cwd by the CLI) ·
-   * string: one word · rest: every remaining word, joined by spaces.
+   * string: one word · rest: every remaining word, joined by spaces · paths: every remaining word kept
+   * apart, each a path (file names may contain spaces).
    */
-  kind: 'string' | 'selector' | 'url' | 'int' | 'path' | 'rest';
+  kind: 'string' | 'selector' | 'url' | 'int' | 'path' | 'rest' | 'paths';
   required?: boolean;
   choices?: readonly string[];
   /** Shown in usage instead of <name>. */
@@ -28,7 +29,7 @@ export interface FlagSpec {
   value?: string;
 }
 
-export type Input = Record<string, string | number | boolean | undefined>;
+export type Input = Record<string, string | number | boolean | string[] | undefined>;
 
 export interface CommandResult {
   text: string;
@@ -73,7 +74,7 @@ export function defineCommand(spec: CommandSpec): Command {
 function deriveUsage(spec: CommandSpec): string {
   const parts = [spec.name];
   for (const a of spec.args ?? []) {
-    const label = a.display ?? (a.choices ? a.choices.join('|') : a.name) + (a.kind === 'rest' ? '…' : '');
+    const label = (a.display ?? (a.choices ? a.choices.join('|') : a.name) + (a.kind === 'rest' ? '…' : '')) + (a.kind === 'paths' ? '…' : '');
     parts.push(a.required ? `<${label}>` : `[${label}]`);
   }
   for (const f of spec.flags ?? []) {
@@ -139,10 +140,10 @@ export function parseInput(cmd: Command, raw: readonly string[]): Input {
   const specs = cmd.args ?? [];
   let p = 0;
   for (const a of specs) {
-    if (a.kind === 'rest') {
+    if (a.kind === 'rest' || a.kind === 'paths') {
       const rest = positional.slice(p);
       p = positional.length;
-      if (rest.length) input[a.name] = rest.join(' ');
+      if (rest.length) input[a.name] = a.kind === 'paths' ? rest : rest.join(' ');
     } else if (p < positional.length) {
       input[a.name] = a.kind === 'int' ? toInt(cmd, a.name, positional[p]) : positional[p];
       p++;

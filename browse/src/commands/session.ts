@@ -8,9 +8,8 @@ import { BrowseError } from '../errors';
 import { assertSafeDestination, normalizeUrl, safeUrl, validateInputPath, validateOutputPath } from '../policy';
 import { looksSecret } from '../redact';
 import { describeTarget } from '../refs';
-import { readState, writeState } from '../state';
 import type { CommandContext } from './context';
-import { defineCommand, type ArgSpec } from './define';
+import { defineCommand } from './define';
 
 const MAX_UPLOAD_FILES = 20;
 const MAX_JSON_BYTES = 20_000_000;
@@ -38,18 +37,19 @@ export function describeRecreate(ctx: CommandContext, r: RecreateReport, carried
 // Files -----------------------------------------------------------------------------------------
 
 // `rest` would join the words with spaces and lose paths that contain one: one arg per file instead.
-const FILE_ARGS: ArgSpec[] = Array.from({ length: MAX_UPLOAD_FILES }, (_, i) => ({ name: i === 0 ? 'file' : `file${i + 1}`, kind: 'path', required: i === 0 }));
-
 export const upload = defineCommand({
   name: 'upload',
   category: 'write',
   group: 'Interact',
   description: 'Set files on a file input, or on the file chooser that clicking the element opens',
-  usage: 'upload <sel|@ref> <file…>',
-  args: [{ name: 'selector', kind: 'selector', required: true }, ...FILE_ARGS],
+  args: [
+    { name: 'selector', kind: 'selector', required: true, display: 'sel|@ref' },
+    { name: 'files', kind: 'paths', required: true, display: 'file' },
+  ],
   async run(ctx, input) {
     const selector = String(input.selector);
-    const files = FILE_ARGS.map((a) => input[a.name]).filter((v) => v !== undefined).map(String);
+    const files = input.files as string[];
+    if (files.length > MAX_UPLOAD_FILES) throw new BrowseError(`upload takes at most ${MAX_UPLOAD_FILES} files; got ${files.length}.`, 'Upload them in smaller groups, or zip them first.');
     const paths = files.map((f) => {
       const real = validateInputPath(ctx.callerPath(f));
       if (statSync(real).isDirectory()) throw new BrowseError(`${f} is a directory.`, 'Give the files inside it, e.g. `upload <sel> dir/a.png dir/b.png`.');
@@ -504,14 +504,6 @@ export const state = defineCommand({
 
 // Handoff -------------------------------------------------------------------------------------------
 
-/** The daemon's mode, as /health, `status` and the state file report it. */
-function recordMode(ctx: CommandContext, mode: 'headless' | 'headed'): void {
-  ctx.daemon.mode = mode;
-  const paths = resolvePaths();
-  const current = readState(paths);
-  if (current && current.pid === process.pid) writeState(paths, { ...current, mode });
-}
-
 export const handoff = defineCommand({
   name: 'handoff',
   deadlineMs: 120_000, // relaunches the browser and reopens every tab
@@ -523,7 +515,7 @@ export const handoff = defineCommand({
   async run(ctx, { message }) {
     if (ctx.browser.mode === 'headed') throw new BrowseError('The session is already handed off to a visible browser.', 'When the person is done, run `resume`.');
     const report = await ctx.browser.recreateContext({ headed: true });
-    recordMode(ctx, 'headed');
+    ctx.daemon.setMode('headed');
     return [
       `Handed off: a visible browser is open on ${ctx.browser.display}.`,
       ...(message ? [`For the person: ${message}`] : []),
@@ -542,7 +534,7 @@ export const resume = defineCommand({
   async run(ctx) {
     if (ctx.browser.mode !== 'headed') throw new BrowseError('The session is not handed off.', 'Run `handoff [message]` to open a visible browser first.');
     const report = await ctx.browser.recreateContext({ headed: false });
-    recordMode(ctx, 'headless');
+    ctx.daemon.setMode('headless');
     return `Resumed headless.\n${describeRecreate(ctx, report)}`;
   },
 });
