@@ -363,6 +363,8 @@ describe('meta', () => {
     expect(r.stdout).toContain('[2/4] click #does-not-exist\nFAILED: Element \'#does-not-exist\' not found or not interactable within 5s.');
     expect(r.stdout).toContain("FAILED: Unknown command 'clik'. Did you mean 'click'?");
     expect(r.stdout).toEndWith('2 of 4 steps failed (step 2, 3).');
+    const tooLong = await run(['chain', JSON.stringify(Array.from({ length: 51 }, () => ['url']))]);
+    expect(tooLong.stderr).toContain('The chain has 51 steps; the limit is 50.');
     const stopped = await run(['chain', '--stop-on-error', JSON.stringify([['clik'], ['url']])]);
     expect(stopped.stdout).not.toContain('[2/2]');
     expect((await run(['chain', JSON.stringify([['chain', '[]']])])).stdout).toContain('cannot contain another chain');

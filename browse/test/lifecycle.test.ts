@@ -194,6 +194,12 @@ describe('daemon lifecycle', () => {
     process.kill(s.pid, 'SIGINT');
     expect(await waitFor(() => !pidAlive(s.pid), 8000)).toBe(true);
     expect(home.state()).toBeNull();
+    await home.run(['url']);
+    const again = home.state()!;
+    process.kill(again.pid, 'SIGHUP');
+    expect(await waitFor(() => !pidAlive(again.pid), 8000)).toBe(true);
+    expect(home.state()).toBeNull();
+    expect(readFileSync(join(home.dir, '.gstack', 'browse-daemon.log'), 'utf8')).toContain('shutting down: SIGHUP');
   });
 
   test('stop, restart and --force-restart', async () => {
