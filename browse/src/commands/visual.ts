@@ -352,6 +352,7 @@ export const responsive = defineCommand({
       if (original) await page.setViewportSize(original).catch((e: unknown) => (restoreFailed = e ?? 'failed'));
     }
     if (restoreFailed) throw restoreFailed;
+    await nextFrames(page); // the page handles the restoring resize before we answer, as after each breakpoint
     const restored = original ? `Viewport restored to ${original.width}x${original.height}.` : 'The browser had no fixed viewport; it is now 1280x720.';
     return ['Responsive screenshots saved:', ...lines, restored].join('\n');
   },
