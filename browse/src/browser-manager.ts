@@ -113,6 +113,8 @@ export class BrowserManager {
   /** Where the visible browser shows while handed off. */
   display: string | undefined;
   dialogPolicy: DialogPolicy = { accept: true };
+  /** Domains whose cookies came from the user's browser (cookie-import-browser, the picker), with counts. */
+  readonly importedDomains = new Map<string, number>();
   /** What drives the pages: a Chromium path, or the remote endpoint. */
   executable = '';
   mode: 'headless' | 'headed' | 'remote' = 'headless';

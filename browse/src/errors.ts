@@ -10,6 +10,9 @@ export class BrowseError extends Error {
   }
 }
 
+/** "1 cookie", "3 cookies": for messages. */
+export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 export function oneLine(message: string, hint?: string): string {
   return hint ? `${message} ${hint}` : message;
 }

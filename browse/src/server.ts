@@ -2,6 +2,7 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { BrowserManager } from './browser-manager';
 import { commands, findCommand, unknownCommand } from './commands/index';
+import { createCookiePicker } from './cookie-picker';
 import type { CommandContext, DaemonInfo } from './commands/context';
 import { parseInput, type CommandResult } from './commands/define';
 import { DEFAULTS, intFromEnv, readBinaryVersion, resolvePaths } from './config';
@@ -81,7 +82,9 @@ export async function runDaemon(): Promise<void> {
       daemon.mode = mode;
       if (!shuttingDown) publishState();
     },
+    pickerUrl: () => picker.issueUrl(),
   };
+  const picker = createCookiePicker({ port: () => daemon.port, hasToken: (req) => tokenMatches(req.headers.get('authorization'), token), session: browser });
 
   // One pipeline for every command, whether it comes from /command, /batch or a chain step.
   const execute = async (name: string, words: string[], tabId: number | undefined, cwd: string | undefined): Promise<CommandResult> => {
@@ -160,6 +163,11 @@ export async function runDaemon(): Promise<void> {
     const path = new URL(req.url).pathname;
     if (path === '/health' && req.method === 'GET') {
       return json({ status: shuttingDown ? 'stopping' : 'healthy', mode: daemon.mode, uptime: Math.round((Date.now() - startedAt) / 1000), tabs: browser.listTabs().length });
+    }
+    const page = await picker.handle(req);
+    if (page) {
+      lastActivity = Date.now();
+      return page;
     }
     if (path !== '/command' && path !== '/batch') return json({ error: 'Not found.', hint: 'Routes: GET /health, POST /command, POST /batch.' }, 404);
     if (!tokenMatches(req.headers.get('authorization'), token)) {

@@ -1,5 +1,6 @@
 // Comparing pages: `diff` loads two URLs in a scratch tab of the same context (same cookies) and diffs their text.
 import { DEFAULTS } from '../config';
+import { plural } from '../errors';
 import { normalizeUrl } from '../policy';
 import { diffSnapshots } from '../snapshot/diff';
 import type { CommandContext } from './context';
@@ -24,7 +25,6 @@ async function visibleLines(page: Page, url: string): Promise<{ lines: string[];
   return { lines, status: response ? String(response.status()) : 'no response', final: page.url() };
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export const diff = defineCommand({
   name: 'diff',

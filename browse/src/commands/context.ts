@@ -11,6 +11,8 @@ export interface DaemonInfo {
   setMode(mode: 'headless' | 'headed' | 'remote'): void;
   startedAt: number;
   binaryVersion: string;
+  /** A one-time link (30 s) to the cookie picker page this daemon serves. */
+  pickerUrl(): string;
   chromium: string;
 }
 

@@ -27,6 +27,8 @@ export interface FlagSpec {
   description: string;
   /** Placeholder for the value in usage, e.g. "<ms>". */
   value?: string;
+  /** A string flag that may be given more than once: its values arrive as a list. */
+  repeatable?: boolean;
 }
 
 export type Input = Record<string, string | number | boolean | string[] | undefined>;
@@ -79,7 +81,7 @@ function deriveUsage(spec: CommandSpec): string {
   }
   for (const f of spec.flags ?? []) {
     const name = f.short ?? f.name;
-    parts.push(f.kind === 'boolean' ? `[${name}]` : `[${name} ${f.value ?? '<value>'}]`);
+    parts.push(f.kind === 'boolean' ? `[${name}]` : `[${name} ${f.value ?? '<value>'}${f.repeatable ? ' …' : ''}]`);
   }
   return parts.join(' ');
 }
@@ -114,7 +116,7 @@ export function parseInput(cmd: Command, raw: readonly string[]): Input {
       }
       const value = inline ?? raw[++i];
       if (value === undefined) throw usageError(cmd, `Flag ${name} needs a value.`);
-      input[flagKey(name)] = spec.kind === 'int' ? toInt(cmd, name, value) : value;
+      setFlag(cmd, input, spec, value);
       continue;
     }
     if (!flagsDone && /^-[A-Za-z]+$/.test(word) && flags.some((f) => f.short)) {
@@ -122,15 +124,14 @@ export function parseInput(cmd: Command, raw: readonly string[]): Input {
       for (let k = 0; k < letters.length; k++) {
         const spec = flags.find((f) => f.short === `-${letters[k]}`);
         if (!spec) throw usageError(cmd, `Unknown flag '-${letters[k]}' for ${cmd.name}.`);
-        const key = flagKey(spec.name);
         if (spec.kind === 'boolean') {
-          input[key] = true;
+          input[flagKey(spec.name)] = true;
           continue;
         }
         if (k !== letters.length - 1) throw usageError(cmd, `Flag -${letters[k]} takes a value, so it must come last in '${word}'.`);
         const value = raw[++i];
         if (value === undefined) throw usageError(cmd, `Flag -${letters[k]} needs a value.`);
-        input[key] = spec.kind === 'int' ? toInt(cmd, spec.name, value) : value;
+        setFlag(cmd, input, spec, value);
       }
       continue;
     }
@@ -161,6 +162,12 @@ export function parseInput(cmd: Command, raw: readonly string[]): Input {
     throw usageError(cmd, `Unexpected argument '${positional[p]}'.`);
   }
   return input;
+}
+
+function setFlag(cmd: Command, input: Input, spec: FlagSpec, value: string): void {
+  const key = flagKey(spec.name);
+  if (spec.repeatable) input[key] = [...((input[key] as string[] | undefined) ?? []), value];
+  else input[key] = spec.kind === 'int' ? toInt(cmd, spec.name, value) : value;
 }
 
 function toInt(cmd: Command, name: string, value: string): number {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import type { RecreateReport, SavedTab, SessionSnapshot, StoredCookie, StoredOrigin } from '../browser-manager';
 import { resolvePaths } from '../config';
-import { BrowseError } from '../errors';
+import { BrowseError, plural } from '../errors';
 import { assertSafeDestination, normalizeUrl, safeUrl, validateInputPath, validateOutputPath } from '../policy';
 import { looksSecret } from '../redact';
 import { describeTarget } from '../refs';
@@ -18,7 +18,6 @@ const CHOOSER_GRACE_MS = 2000;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/; // RFC 7230 token: header and cookie names
 const CONTROL = /[\x00-\x1f\x7f]/;
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
