@@ -75,7 +75,7 @@ export interface CliResult {
 export function makeHome(label: string) {
   const dir = mkdtempSync(join(tmpdir(), `browse-${label}-`));
   const stateFile = join(dir, '.gstack', 'browse.json');
-  const env = (extra: Record<string, string> = {}) => ({ ...process.env, BROWSE_STATE_FILE: stateFile, ...extra });
+  const env = (extra: Record<string, string> = {}) => ({ ...process.env, BROWSE_STATE_FILE: stateFile, BROWSE_NO_OPEN: '1', ...extra });
   const run = async (args: string[], opts: { env?: Record<string, string>; stdin?: string; bin?: string; cwd?: string } = {}): Promise<CliResult> => {
     const started = performance.now();
     const proc = Bun.spawn([opts.bin ?? BIN, ...args], {
