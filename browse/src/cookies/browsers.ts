@@ -152,7 +152,7 @@ function displayName(dataDir: string, dir: string, profileDir: string): string {
 export function listProfiles(browser: BrowserInfo, dataDir: string): Profile[] {
   if (browser.singleProfile) {
     const cookiesPath = cookiesFile(dataDir);
-    return cookiesPath ? [{ dir: 'Default', displayName: displayName(dataDir, '.', dataDir), cookiesPath }] : [];
+    return cookiesPath ? [{ dir: 'Default', displayName: displayName(dataDir, 'Default', dataDir), cookiesPath }] : [];
   }
   let entries: string[];
   try {
