@@ -69,12 +69,22 @@ export async function decryptValue(platform: Platform, encrypted: Buffer, hostKe
   } else if (prefix === 'v10' || (prefix === 'v11' && platform === 'linux')) {
     const candidates = prefix === 'v10' ? [await keys.v10()] : await keys.v11();
     let found: Buffer | undefined;
+    let hashMismatch = false;
     for (const key of candidates) {
+      let decrypted: Buffer;
       try {
-        found = stripHostHash(decryptCbc(key, body), hostKey, metaVersion);
+        decrypted = decryptCbc(key, body);
+      } catch {
+        continue; // bad padding: not this key
+      }
+      try {
+        found = stripHostHash(decrypted, hostKey, metaVersion);
         break;
-      } catch {}
+      } catch {
+        hashMismatch = true; // valid padding by chance, or a value copied from another host
+      }
     }
+    if (!found && hashMismatch && candidates.length === 1) throw new UndecryptableError('host hash mismatch');
     if (!found) throw new UndecryptableError(prefix === 'v11' ? 'the keyring password does not decrypt it' : `the ${platform === 'darwin' ? 'Keychain' : 'v10'} key does not decrypt it`);
     plain = found;
   } else {
