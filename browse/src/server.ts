@@ -82,7 +82,7 @@ export async function runDaemon(): Promise<void> {
       daemon.mode = mode;
       if (!shuttingDown) publishState();
     },
-    pickerUrl: () => picker.issueUrl(),
+    pickerUrl: (preselect) => picker.issueUrl(preselect),
   };
   const picker = createCookiePicker({ port: () => daemon.port, hasToken: (req) => tokenMatches(req.headers.get('authorization'), token), session: browser });
 

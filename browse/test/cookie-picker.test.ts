@@ -27,7 +27,7 @@ const run = (...args: string[]) => daemon.run(args, { env: env() });
 
 /** A fresh one-time link, from the command an agent runs. */
 async function pickerUrl(): Promise<string> {
-  const r = await run('cookie-import-browser', 'chromium');
+  const r = await run('cookie-import-browser');
   expect(r.code).toBe(0);
   const url = r.stdout.match(/^Cookie picker: (\S+)$/m)?.[1];
   if (!url) throw new Error(`no picker URL in: ${r.stdout}`);
@@ -58,6 +58,7 @@ async function sessionCookieHeader(): Promise<string> {
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'browse-picker-home-'));
   await makeChromiumProfile({ home, browserDir: 'chromium', profile: 'Default', cookies: FIXTURE });
+  await makeChromiumProfile({ home, browserDir: 'chromium', profile: 'Profile 1', cookies: [{ host: 'work.test', header: 'badge=1; Path=/; Max-Age=3600' }] });
   daemon = makeHome('picker');
   expect((await run('status')).code).toBe(0);
   origin = `http://127.0.0.1:${daemon.state()!.port}`;
@@ -163,6 +164,21 @@ describe('cookie picker page', () => {
     }
   }, 60_000);
 
+  test('the command opens the picker on the browser and profile it was given', async () => {
+    const context = await viewer.newContext();
+    try {
+      const r = await run('cookie-import-browser', 'chromium', '--profile', 'Profile 1');
+      const page = await context.newPage();
+      await page.goto(r.stdout.match(/^Cookie picker: (\S+)$/m)![1]);
+      await page.locator('#domains li[data-domain="work.test"]').waitFor();
+      expect(await page.locator('#browser').inputValue()).toBe('chromium');
+      expect(await page.locator('#profile').inputValue()).toBe('Profile 1');
+      expect(await domainsIn(page, 'domains')).toEqual(['work.test 1']);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+
   test('a link from another site opens the picker signed in (the Strict cookie survives the cross-site hop)', async () => {
     const url = await pickerUrl();
     const site = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response(`<a id="go" href="${url}">picker</a>`, { headers: { 'content-type': 'text/html' } }) });
@@ -225,7 +241,7 @@ describe('cookie picker API', () => {
     const withToken = await api('browsers', { headers: bearer() });
     expect(withToken.status).toBe(200);
     const text = await withToken.text();
-    expect(JSON.parse(text)).toEqual({ browsers: [{ id: 'chromium', name: 'Chromium', profiles: [{ dir: 'Default', displayName: expect.any(String) }] }] });
+    expect(JSON.parse(text)).toEqual({ browsers: [{ id: 'chromium', name: 'Chromium', profiles: [{ dir: 'Default', displayName: expect.any(String) }, { dir: 'Profile 1', displayName: expect.any(String) }] }] });
     expect(text).not.toContain(home); // no data dir or cookie DB path
 
     const cookie = await sessionCookieHeader();

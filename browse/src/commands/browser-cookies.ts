@@ -68,8 +68,8 @@ export const cookieImportBrowser = defineCommand({
     }
     // Neither: the user chooses in the picker. Check the browser and profile now so a typo fails here.
     const installed = input.browser ? findBrowser(browser, currentEnv()) : undefined;
-    if (installed && profile) findProfile(installed, profile);
-    const url = ctx.daemon.pickerUrl();
+    const chosen = installed && profile ? findProfile(installed, profile).dir : undefined;
+    const url = ctx.daemon.pickerUrl({ browser: installed?.browser.id, profile: chosen });
     const opened = openInDesktopBrowser(url);
     return [
       `Cookie picker: ${url}`,

@@ -11,8 +11,8 @@ export interface DaemonInfo {
   setMode(mode: 'headless' | 'headed' | 'remote'): void;
   startedAt: number;
   binaryVersion: string;
-  /** A one-time link (30 s) to the cookie picker page this daemon serves. */
-  pickerUrl(): string;
+  /** A one-time link (30 s) to the cookie picker page this daemon serves, opening on this browser/profile. */
+  pickerUrl(preselect?: { browser?: string; profile?: string }): string;
   chromium: string;
 }
 
