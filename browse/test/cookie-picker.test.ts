@@ -85,6 +85,25 @@ function record(page: Page) {
 }
 
 const rows = (page: Page, list: string) => page.locator(`#${list} li[data-domain]`);
+/** The page redraws lists after each fetch: read until the expected state shows (or 5 s pass), then assert. */
+async function eventually<T>(read: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 5000;
+  let v = await read();
+  while (!check(v) && Date.now() < deadline) {
+    await Bun.sleep(25);
+    v = await read();
+  }
+  return v;
+}
+async function expectList(page: Page, list: string, want: string[]): Promise<void> {
+  expect(await eventually(() => domainsIn(page, list), (v) => Bun.deepEquals(v, want))).toEqual(want);
+}
+async function expectText(page: Page, selector: string, want: RegExp | string): Promise<void> {
+  const matches = (t: string) => (typeof want === 'string' ? t === want : want.test(t));
+  const text = await eventually(async () => (await page.locator(selector).first().textContent()) ?? '', matches);
+  if (typeof want === 'string') expect(text).toBe(want);
+  else expect(text).toMatch(want);
+}
 const domainsIn = async (page: Page, list: string) => rows(page, list).evaluateAll((els) => els.map((e) => `${e.getAttribute('data-domain')} ${e.querySelector('.count')?.textContent}`));
 
 describe('cookie picker page', () => {
@@ -108,18 +127,18 @@ describe('cookie picker page', () => {
       await page.selectOption('#browser', 'chromium');
       await page.selectOption('#profile', 'Default');
       await page.locator('#domains li[data-domain="other.test"]').waitFor();
-      expect(await domainsIn(page, 'domains')).toEqual(['www.shop.test 2', 'news.test 1', 'other.test 1', 'shop.test 1']);
-      expect(await page.locator('#source-info').textContent()).toMatch(/^Chromium \(Default(: .+)?\): 4 domains$/);
-      expect(await domainsIn(page, 'imported-list')).toEqual([]);
+      await expectList(page, 'domains', ['www.shop.test 2', 'news.test 1', 'other.test 1', 'shop.test 1']);
+      await expectText(page, '#source-info', /^Chromium \(Default(: .+)?\): 4 domains$/);
+      await expectList(page, 'imported-list', []);
 
       await page.fill('#search', 'shop');
-      expect(await domainsIn(page, 'domains')).toEqual(['www.shop.test 2', 'shop.test 1']);
+      await expectList(page, 'domains', ['www.shop.test 2', 'shop.test 1']);
 
       // One domain through its own button.
       await page.click('#domains li[data-domain="www.shop.test"] button');
       await page.locator('#imported-list li[data-domain="www.shop.test"]').waitFor();
-      expect(await domainsIn(page, 'imported-list')).toEqual(['www.shop.test 2']);
-      expect(await page.locator('#status').textContent()).toMatch(/^Imported 2 cookies for www\.shop\.test from Chromium \(Default(: .+)?\)\.$/);
+      await expectList(page, 'imported-list', ['www.shop.test 2']);
+      await expectText(page, '#status', /^Imported 2 cookies for www\.shop\.test from Chromium \(Default(: .+)?\)\.$/);
       expect(namesUnder(await sessionCookies(), 'www.shop.test')).toEqual([`cart=${VALUES[0]}`, `sid=${VALUES[1]}`]);
 
       // Two more through the checkboxes.
@@ -129,14 +148,14 @@ describe('cookie picker page', () => {
       expect(await page.locator('#import-selected').textContent()).toBe('Import selected (2)');
       await page.click('#import-selected');
       await page.locator('#imported-list li[data-domain="other.test"]').waitFor();
-      expect(await domainsIn(page, 'imported-list')).toEqual(['news.test 1', 'other.test 1', 'www.shop.test 2']);
-      expect(await page.locator('#status').textContent()).toMatch(/^Imported 2 cookies for news\.test, other\.test from Chromium \(Default(: .+)?\)\.$/);
+      await expectList(page, 'imported-list', ['news.test 1', 'other.test 1', 'www.shop.test 2']);
+      await expectText(page, '#status', /^Imported 2 cookies for news\.test, other\.test from Chromium \(Default(: .+)?\)\.$/);
 
       // Remove takes the domain off the right side and its cookies out of the session.
       await page.click('#imported-list li[data-domain="www.shop.test"] button');
       await page.locator('#imported-list li[data-domain="www.shop.test"]').waitFor({ state: 'detached' });
-      expect(await domainsIn(page, 'imported-list')).toEqual(['news.test 1', 'other.test 1']);
-      expect(await page.locator('#status').textContent()).toBe('Removed 2 cookies for www.shop.test from the browse session.');
+      await expectList(page, 'imported-list', ['news.test 1', 'other.test 1']);
+      await expectText(page, '#status', 'Removed 2 cookies for www.shop.test from the browse session.');
       const after = await sessionCookies();
       expect(namesUnder(after, 'www.shop.test')).toEqual([]);
       expect(namesUnder(after, 'news.test')).toEqual([`reader=${VALUES[3]}`]);
@@ -152,8 +171,8 @@ describe('cookie picker page', () => {
       });
       await page.selectOption('#profile', 'No Such Profile');
       await page.locator('#status.error').waitFor();
-      expect(await page.locator('#status').textContent()).toMatch(/^Chromium has no profile 'No Such Profile'\.Profiles: Default/);
-      expect(await page.locator('#domains li').textContent()).toBe('Could not read this profile (see the message above).');
+      await expectText(page, '#status', /^Chromium has no profile 'No Such Profile'\.Profiles: Default/);
+      await expectText(page, '#domains li', 'Could not read this profile (see the message above).');
 
       const bodies = await seen.bodies();
       expect(bodies.join('\n')).toContain('www.shop.test');
@@ -173,7 +192,7 @@ describe('cookie picker page', () => {
       await page.locator('#domains li[data-domain="work.test"]').waitFor();
       expect(await page.locator('#browser').inputValue()).toBe('chromium');
       expect(await page.locator('#profile').inputValue()).toBe('Profile 1');
-      expect(await domainsIn(page, 'domains')).toEqual(['work.test 1']);
+      await expectList(page, 'domains', ['work.test 1']);
     } finally {
       await context.close();
     }
