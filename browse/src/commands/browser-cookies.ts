@@ -24,9 +24,10 @@ function defaultBrowser(): string {
 /** Opens the picker in the user's default browser when there is a desktop to show it on. */
 function openInDesktopBrowser(url: string): boolean {
   if (process.env.BROWSE_NO_OPEN) return false;
-  const [cmd, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '""', url]] : ['xdg-open', [url]];
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return false;
+  // `start` takes its first quoted argument as a window title, hence the empty one.
+  const [cmd, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
   try {
     const child = spawn(cmd, args as string[], { detached: true, stdio: 'ignore' });
     child.on('error', () => {});

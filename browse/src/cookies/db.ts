@@ -92,7 +92,6 @@ function withCopy<T>(file: string, label: string, read: (db: Database) => T): T 
     let db: Database | undefined;
     try {
       db = new Database(copy, { readonly: true, safeIntegers: true });
-      db.exec('PRAGMA query_only = 1');
       return read(db);
     } catch (e) {
       if (e instanceof BrowseError) throw e;
