@@ -1,6 +1,7 @@
 // Real cookie DBs for the import tests: real Chromium, a fresh profile, cookies set by a local HTTPS server,
 // the browser's own cookie list as ground truth, then a clean close so everything is flushed to disk.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -168,4 +169,12 @@ export function setKeyringPassword(keyring: Keyring, application: string, passwo
   spawnSync('secret-tool', ['clear', 'application', application], { env, stdio: 'ignore' });
   const r = spawnSync('secret-tool', ['store', '--label', 'Chromium Safe Storage', 'application', application], { env, input: password, stdio: ['pipe', 'ignore', 'pipe'] });
   if (r.status !== 0) throw new Error(`secret-tool store failed: ${r.stderr}`);
+}
+
+/** A daemon session's cookies, values included, read back through `state save` (output never shows values). */
+export async function savedCookies(run: (...args: string[]) => Promise<{ code: number; stderr: string }>, daemonDir: string): Promise<Cookie[]> {
+  const name = `s${randomBytes(4).toString('hex')}`;
+  const r = await run('state', 'save', name);
+  if (r.code !== 0) throw new Error(r.stderr);
+  return JSON.parse(readFileSync(join(daemonDir, '.gstack', 'browse-states', `${name}.json`), 'utf8')).cookies;
 }

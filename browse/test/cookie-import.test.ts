@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Cookie } from 'playwright';
-import { keyringUnavailable, makeChromiumProfile, setKeyringPassword, startKeyring, type ChromiumProfile, type FixtureCookie, type Keyring } from './cookie-fixtures';
+import { keyringUnavailable, makeChromiumProfile, savedCookies, setKeyringPassword, startKeyring, type ChromiumProfile, type FixtureCookie, type Keyring } from './cookie-fixtures';
 import { makeHome } from './helpers';
 
 const tag = () => `val-${randomBytes(6).toString('hex')}`;
@@ -37,13 +37,18 @@ function daemonFor(home: string, extraEnv: Record<string, string> = {}) {
   const h = makeHome('cookies');
   const env = { HOME: home, XDG_CONFIG_HOME: '', BROWSE_NO_OPEN: '1', ...extraEnv };
   const run = (...args: string[]) => h.run(args, { env });
-  const sessionCookies = async (): Promise<Cookie[]> => {
-    const name = `s${randomBytes(4).toString('hex')}`;
-    const r = await run('state', 'save', name);
-    if (r.code !== 0) throw new Error(r.stderr);
-    return JSON.parse(readFileSync(join(h.dir, '.gstack', 'browse-states', `${name}.json`), 'utf8')).cookies;
-  };
+  const sessionCookies = () => savedCookies(run, h.dir);
   return { ...h, run, sessionCookies };
+}
+
+/** A temp HOME whose Chromium Default profile holds a copy of `source` as its cookie DB. */
+function homeWithCopy(label: string, source: string): { home: string; file: string } {
+  const home = mkdtempSync(join(tmpdir(), `browse-cookie-${label}-`));
+  const dir = join(home, '.config', 'chromium', 'Default');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'Cookies');
+  copyFileSync(source, file);
+  return { home, file };
 }
 
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
@@ -108,13 +113,9 @@ describe('v10 (basic password store) DB written by real Chromium', () => {
   }, 60_000);
 
   test('a DB below meta version 24 (values without the host hash) imports exactly; stripping blindly would not', async () => {
-    const oldHome = mkdtempSync(join(tmpdir(), 'browse-cookie-old-'));
+    const { home: oldHome, file } = homeWithCopy('old', profile.cookiesPath);
     const d = daemonFor(oldHome);
     try {
-      const dir = join(oldHome, '.config', 'chromium', 'Default');
-      mkdirSync(dir, { recursive: true });
-      const file = join(dir, 'Cookies');
-      copyFileSync(profile.cookiesPath, file);
       // Re-encrypt each real value without the prefix, with openssl as the independent implementation.
       const key = createHashKey('peanuts', 1);
       const db = new Database(file);
@@ -164,13 +165,9 @@ describe('bad input: a clear error and nothing imported half-way', () => {
   }, 60_000);
 
   test('truncated and corrupt DBs are refused with a readable error; the daemon keeps serving', async () => {
-    const badHome = mkdtempSync(join(tmpdir(), 'browse-cookie-bad-'));
+    const { home: badHome, file } = homeWithCopy('bad', profile.cookiesPath);
     const d = daemonFor(badHome);
     try {
-      const dir = join(badHome, '.config', 'chromium', 'Default');
-      mkdirSync(dir, { recursive: true });
-      const file = join(dir, 'Cookies');
-      copyFileSync(profile.cookiesPath, file);
       truncateSync(file, 4096);
       const truncated = await d.run('cookie-import-browser', 'chromium', '--all');
       expect(truncated.code).toBe(1);
@@ -233,13 +230,9 @@ describe.skipIf(Boolean(noKeyring))('v11 (desktop keyring through libsecret)', (
   }, 60_000);
 
   test('a DB that mixes v10 and v11 rows imports both', async () => {
-    const mixHome = mkdtempSync(join(tmpdir(), 'browse-cookie-mix-'));
+    const { home: mixHome, file } = homeWithCopy('mix', v11.cookiesPath);
     const d = daemonFor(mixHome, keyring.env);
     try {
-      const dir = join(mixHome, '.config', 'chromium', 'Default');
-      mkdirSync(dir, { recursive: true });
-      const file = join(dir, 'Cookies');
-      copyFileSync(v11.cookiesPath, file);
       const db = new Database(file);
       db.exec(`ATTACH '${profile.cookiesPath}' AS v10; INSERT INTO cookies SELECT * FROM v10.cookies WHERE host_key IN ('other.test', 'widget.example'); DETACH v10;`);
       db.close();

@@ -1,12 +1,12 @@
 // The /cookie-picker page and its API, driven in a real Chromium against a daemon whose HOME holds a real Chromium profile.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Cookie, type Page } from 'playwright';
 import { CHROMIUM_ARGS, sandboxAllowed } from '../src/chromium';
-import { chromiumPath, makeChromiumProfile, type FixtureCookie } from './cookie-fixtures';
+import { chromiumPath, makeChromiumProfile, savedCookies, type FixtureCookie } from './cookie-fixtures';
 import { makeHome } from './helpers';
 
 const VALUES = Array.from({ length: 5 }, () => `val-${randomBytes(8).toString('hex')}`);
@@ -35,12 +35,7 @@ async function pickerUrl(): Promise<string> {
 }
 
 /** The daemon session's cookies (with values), read back through `state save`. */
-async function sessionCookies(): Promise<Cookie[]> {
-  const name = `s${randomBytes(4).toString('hex')}`;
-  const r = await run('state', 'save', name);
-  if (r.code !== 0) throw new Error(r.stderr);
-  return JSON.parse(readFileSync(join(daemon.dir, '.gstack', 'browse-states', `${name}.json`), 'utf8')).cookies;
-}
+const sessionCookies = () => savedCookies(run, daemon.dir);
 const namesUnder = (cookies: Cookie[], d: string) => cookies.filter((c) => c.domain.replace(/^\./, '') === d).map((c) => `${c.name}=${c.value}`).sort();
 
 const token = () => daemon.state()!.token;
