@@ -64,9 +64,7 @@ export function expiresFromChromium(expiresUtc: bigint, hasExpires: boolean): nu
 
 /** Cookie domains of a profile with their counts, dot-prefixed and plain host keys merged. No value is read. */
 export function listCookieDomains(browserName: string, profileName: string | undefined, env: Env = currentEnv()): { source: string; profile: Profile; domains: { domain: string; count: number }[] } {
-  const installed = findBrowser(browserName, env);
-  const profile = findProfile(installed, profileName);
-  const source = sourceLabel(installed.browser.name, profile);
+  const { profile, source } = locate(browserName, profileName, env);
   const merged = new Map<string, number>();
   for (const [host, n] of readCookieHosts(profile.cookiesPath, source)) {
     const d = host.replace(/^\./, '').toLowerCase();
@@ -76,14 +74,18 @@ export function listCookieDomains(browserName: string, profileName: string | und
   return { source, profile, domains };
 }
 
-const sourceLabel = (browser: string, p: Profile) => `${browser} (${p.displayName === p.dir ? p.dir : `${p.dir}: ${p.displayName}`})`;
+/** The browser and profile asked for, and how replies name them: "Chromium (Default)", "Chrome (Profile 1: Work)". */
+function locate(browserName: string, profileName: string | undefined, env: Env) {
+  const installed = findBrowser(browserName, env);
+  const profile = findProfile(installed, profileName);
+  const source = `${installed.browser.name} (${profile.displayName === profile.dir ? profile.dir : `${profile.dir}: ${profile.displayName}`})`;
+  return { installed, profile, source };
+}
 
 /** Reads and decrypts the cookies of `domains` (or all) from one profile. Values stay in memory. */
 export async function readBrowserCookies(req: { browser: string; profile?: string; domains?: string[]; env?: Env }): Promise<BrowserCookies> {
   const env = req.env ?? currentEnv();
-  const installed = findBrowser(req.browser, env);
-  const profile = findProfile(installed, req.profile);
-  const source = sourceLabel(installed.browser.name, profile);
+  const { installed, profile, source } = locate(req.browser, req.profile, env);
   const domains = req.domains?.map(normalizeDomain);
   const db = readCookieDb(profile.cookiesPath, source, (h) => !domains || hostMatches(h, domains));
   const problems: { v11?: string } = {};
