@@ -129,7 +129,7 @@ export function parseChainText(text: string): string[][] {
   return steps;
 }
 
-function parseSteps(raw: string): string[][] {
+export function parseSteps(raw: string): string[][] {
   const trimmed = raw.trim();
   if (trimmed.startsWith('[') || trimmed.startsWith('{')) {
     let parsed: unknown;
