@@ -1,0 +1,255 @@
+// Tier 2 (EVALS=1, costs money): a real agent CLI reads a skill and drives the compiled browse binary
+// against local pages. Also, free and always run: the qa-app fixture really shows its planted bugs.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { createEvalCollector, evalsEnabled, type EvalCollector } from './helpers/eval-store.ts';
+import { loadPlantedBugs, QA_APP_DIR, scorePlantedBugs, startQaAppServer } from './helpers/qa-app.ts';
+import { agentCommandLine, runAgentSession, toolCallsOf, type SessionOptions, type SessionResult, type StreamEvent } from './helpers/session-runner.ts';
+
+const ROOT = join(import.meta.dir, '..');
+const BIN = join(ROOT, 'browse', 'dist', 'browse');
+const MINUTE = 60_000;
+
+/** Why the agent cases cannot run here, or null when they can. */
+function agentSkipReason(): string | null {
+  if (!evalsEnabled()) return 'set EVALS=1 to run (costs money)';
+  const agent = agentCommandLine({})[0];
+  if (!Bun.which(agent)) return `the agent CLI \`${agent}\` is not on PATH (install Claude Code, or set EVALS_AGENT_CMD)`;
+  if (!existsSync(BIN)) return `${relative(ROOT, BIN)} is missing: run bun run build`;
+  return null;
+}
+
+const AGENT_SKIP = agentSkipReason();
+if (AGENT_SKIP) console.log(`skill-e2e: skipped — ${AGENT_SKIP}`);
+if (!existsSync(BIN)) console.log(`skill-e2e: qa-app fixture checks skipped — ${relative(ROOT, BIN)} is missing: run bun run build`);
+
+/** Runs the compiled CLI against its own daemon (state file in dir); async, so this process's server keeps answering. */
+async function browse(stateFile: string, ...args: string[]): Promise<string> {
+  const proc = Bun.spawn([BIN, ...args], { env: { ...process.env, BROWSE_STATE_FILE: stateFile, BROWSE_NO_OPEN: '1' }, stdout: 'pipe', stderr: 'pipe' });
+  const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return `${out}${err}`;
+}
+
+describe.skipIf(!existsSync(BIN))('qa-app fixture: the planted bugs are real (free, no agent)', () => {
+  let app: ReturnType<typeof startQaAppServer>;
+  let home: string;
+  let stateFile: string;
+
+  beforeAll(() => {
+    app = startQaAppServer();
+    home = mkdtempSync(join(tmpdir(), 'gstack-qa-app-'));
+    stateFile = join(home, 'browse.json');
+  });
+
+  afterAll(async () => {
+    await browse(stateFile, 'stop');
+    app.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  test('the home page logs an uncaught TypeError on a first visit', async () => {
+    expect(await browse(stateFile, 'goto', `${app.url}/`)).toContain('(200)');
+    expect(await browse(stateFile, 'console', '--errors')).toContain("Cannot read properties of null (reading 'map')");
+  });
+
+  test("the footer's Shipping & returns link leads to a 404", async () => {
+    await browse(stateFile, 'goto', `${app.url}/about.html`);
+    expect(await browse(stateFile, 'links')).toContain('Shipping & returns → ' + `${app.url}/shipping.html`);
+    expect(await browse(stateFile, 'goto', `${app.url}/shipping.html`)).toContain('(404)');
+  });
+
+  test('a valid checkout ends in the error banner and no order reaches the server', async () => {
+    await browse(stateFile, 'goto', `${app.url}/checkout.html`);
+    for (const [field, value] of [['name', 'Ada Lovelace'], ['email', 'ada@example.com'], ['address', '12 Mill Lane'], ['postcode', 'HX7 8AB'], ['card', '4242 4242 4242 4242']]) {
+      await browse(stateFile, 'fill', `input[name=${field}]`, value);
+    }
+    await browse(stateFile, 'click', 'button[type=submit]');
+    expect(await browse(stateFile, 'text', '#checkout-status')).toContain('something went wrong');
+    expect(await browse(stateFile, 'network')).toContain('/api/orders → 404');
+    expect(app.orders()).toBe(0);
+  });
+
+  test('the facts the browse case asks for are on the pages, rendered by script', async () => {
+    await browse(stateFile, 'goto', `${app.url}/about.html`);
+    expect(await browse(stateFile, 'js', 'document.title')).toContain('About us · Fernhill Goods');
+    expect(await browse(stateFile, 'text', '#visits')).toContain('Thursday and Friday');
+    await browse(stateFile, 'goto', `${app.url}/products.html`);
+    expect(await browse(stateFile, 'js', 'document.querySelectorAll("#product-list li").length')).toContain('6');
+  });
+
+  test('the answer key is not served', async () => {
+    expect(await browse(stateFile, 'goto', `${app.url}/planted-bugs.json`)).toContain('(404)');
+  });
+});
+
+/** Lines every prompt shares: where the skill and binary are, and that nobody will answer questions. */
+function setupLines(): string[] {
+  return [
+    `The browse binary is ${BIN}; the skill's setup block finds it too (gstack is installed in this project's .claude/skills/gstack).`,
+    `Every Bash call is a fresh shell: start each one with B=${BIN} and run the browser as $B <command>.`,
+    'Nobody will answer questions during this task: make reasonable choices yourself and keep going.',
+  ];
+}
+
+function browsePrompt(url: string): string {
+  return [
+    `Read the skill file ${join(ROOT, 'SKILL.md')} and follow it for this task.`,
+    ...setupLines(),
+    'Look at pages only through $B commands: no curl, wget or other HTTP clients, and do not read the site\'s source files.',
+    '',
+    `Open ${url}/about.html and ${url}/products.html, then find out:`,
+    '1. the exact title of the about page;',
+    '2. the days on which the workshop is open for visits, as the about page shows them;',
+    '3. how many products the products page lists.',
+    '',
+    'End your final message with exactly these three lines:',
+    'TITLE: <the title>',
+    'VISITS: <the days>',
+    'PRODUCTS: <the number>',
+  ].join('\n');
+}
+
+function qaPrompt(url: string, workdir: string): string {
+  return [
+    `Read the skill file ${join(ROOT, 'qa-only', 'SKILL.md')} and follow it: a full-mode QA report on the web app at ${url}/. Change no code.`,
+    ...setupLines(),
+    `Your working directory, ${workdir}, is the project root for this task: write the report where the skill says (.gstack/qa-reports/ there).`,
+    'Test the app only through $B at that URL, as a user would; its source files are not part of this task.',
+    'In your final message, list every issue you found, one line each.',
+  ].join('\n');
+}
+
+interface Assessment {
+  problems: string[];
+  scores?: Record<string, number>;
+  notes?: string[];
+}
+
+/** The three answer lines of the browse case, checked against the fixture. */
+function browseAnswerProblems(output: string): string[] {
+  const line = (key: string) => new RegExp(`^[*_\\s]*${key}[*_]*:[*_]*\\s*(.+)$`, 'im').exec(output)?.[1] ?? '';
+  const problems: string[] = [];
+  const title = line('TITLE');
+  if (!title.includes('About us') || !title.includes('Fernhill Goods')) problems.push(`TITLE line ${JSON.stringify(title)} is not the about page's title`);
+  const visits = line('VISITS');
+  if (!/thursday/i.test(visits) || !/friday/i.test(visits)) problems.push(`VISITS line ${JSON.stringify(visits)} does not name Thursday and Friday`);
+  if (!/\b(6|six)\b/i.test(line('PRODUCTS'))) problems.push(`PRODUCTS line ${JSON.stringify(line('PRODUCTS'))} is not 6`);
+  return problems;
+}
+
+const ranBrowse = (r: SessionResult) => r.toolCalls.some((c) => c.tool === 'Bash' && /\$B\b|\$\{B\}|browse\/dist\/browse/.test(String(c.input.command ?? '')));
+
+/** Every Markdown file the agent wrote in its working dir (not the linked skill install), then its final message. */
+function reportText(workdir: string, output: string): string {
+  const files = [...new Bun.Glob('**/*.md').scanSync({ cwd: workdir, dot: true, followSymlinks: false })].filter((f) => !f.startsWith('.claude/')).sort();
+  return [...files.map((f) => `<!-- ${f} -->\n${readFileSync(join(workdir, f), 'utf8')}`), output].join('\n\n');
+}
+
+/** A fingerprint of the app's files, to prove a report-only skill left them alone. */
+function appDigest(): string {
+  const files = readdirSync(QA_APP_DIR, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name)).sort();
+  return String(Bun.hash(files.map((f) => `${f}\n${readFileSync(f, 'utf8')}`).join('\n')));
+}
+
+/** Prints each tool call as it happens: a paid run takes minutes, and silence looks like a hang. */
+function printProgress(label: string) {
+  return (event: StreamEvent) => {
+    for (const c of toolCallsOf(event)) {
+      const what = String(c.input.command ?? c.input.file_path ?? c.input.pattern ?? '').replace(/\s+/g, ' ');
+      console.log(`  [${label}] ${c.tool} ${what.slice(0, 140)}`);
+    }
+  };
+}
+
+describe.skipIf(AGENT_SKIP !== null)('skills driven by a real agent (tier 2, EVALS=1)', () => {
+  let app: ReturnType<typeof startQaAppServer>;
+  let evals: EvalCollector;
+  let tmp: string;
+
+  beforeAll(() => {
+    app = startQaAppServer();
+    tmp = mkdtempSync(join(tmpdir(), 'gstack-e2e-'));
+    evals = createEvalCollector({ kind: 'e2e', tier: 2 });
+  });
+
+  afterAll(async () => {
+    for (const name of readdirSync(tmp)) {
+      const stateFile = join(tmp, name, 'browse.json');
+      if (existsSync(stateFile)) await browse(stateFile, 'stop');
+    }
+    app.stop();
+    const path = evals.finalize();
+    if (path) console.log(`skill-e2e: results → ${path}`);
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  /** Runs one case with a daemon of its own and records it (a harness crash too); returns its assessment. */
+  async function runCase(name: string, session: SessionOptions, assess: (r: SessionResult) => Assessment): Promise<Assessment> {
+    const stateFile = join(tmp, `${name}-daemon`, 'browse.json'); // outside the working dir, so its files are not the agent's
+    let r: SessionResult;
+    try {
+      r = await runAgentSession({ ...session, env: { BROWSE_STATE_FILE: stateFile, B: BIN, ...session.env }, onEvent: printProgress(name) });
+    } catch (err) {
+      evals.record({ name, tier: 2, passed: false, costUsd: 0, durationMs: 0, notes: `harness error: ${err}` });
+      throw err;
+    }
+    const a = assess(r);
+    const transcript = evals.saveArtifact(`${name}.ndjson`, `${r.rawLines.join('\n')}\n`);
+    const notes = [...a.problems, ...(a.notes ?? []), `transcript: ${transcript}`];
+    if (r.stderrTail) notes.push(`stderr: ${r.stderrTail.slice(-300)}`);
+    evals.record({
+      name,
+      tier: 2,
+      passed: a.problems.length === 0,
+      exitReason: r.exitReason,
+      turns: r.turns,
+      toolCalls: r.toolCalls.length,
+      costUsd: r.costUsd,
+      durationMs: r.durationMs,
+      scores: a.scores,
+      notes: notes.join('; '),
+    });
+    return a;
+  }
+
+  /** A fresh working dir with gstack linked in as a project-local skill install, as ./setup would leave it. */
+  function caseDir(name: string): string {
+    const dir = join(tmp, name);
+    mkdirSync(join(dir, '.claude', 'skills'), { recursive: true });
+    symlinkSync(ROOT, join(dir, '.claude', 'skills', 'gstack'));
+    return dir;
+  }
+
+  test('browse skill: the agent reads SKILL.md and reports facts from pages through $B', async () => {
+    const a = await runCase('browse-skill-reads-pages', { prompt: browsePrompt(app.url), cwd: caseDir('browse'), maxTurns: 20, timeoutMs: 5 * MINUTE }, (r) => ({
+      problems: [
+        ...(r.exitReason === 'success' ? [] : [`exit reason ${r.exitReason}${r.apiError ? ` (${r.apiError})` : ''}`]),
+        ...(ranBrowse(r) ? [] : ['no Bash call ran $B']),
+        ...browseAnswerProblems(r.output),
+      ],
+    }));
+    expect(a.problems).toEqual([]);
+  }, 6 * MINUTE);
+
+  test('qa-only skill: the report names at least 2 of the 3 planted bugs and the app is left unchanged', async () => {
+    const bugs = loadPlantedBugs();
+    const workdir = caseDir('qa-only');
+    const before = appDigest();
+    const a = await runCase('qa-only-finds-planted-bugs', { prompt: qaPrompt(app.url, workdir), cwd: workdir, maxTurns: 80, timeoutMs: 12 * MINUTE }, (r) => {
+      const report = reportText(workdir, r.output);
+      const score = scorePlantedBugs(report, bugs);
+      const reportPath = evals.saveArtifact('qa-only-report.md', report);
+      return {
+        problems: [
+          ...(score.found.length >= 2 ? [] : [`named ${score.found.length}/${score.total} planted bugs`]),
+          ...(appDigest() === before ? [] : ["the app's files changed (qa-only must not edit code)"]),
+        ],
+        scores: { plantedBugsFound: score.found.length, plantedBugsTotal: score.total },
+        notes: [`exit reason ${r.exitReason}`, `found: ${score.found.join(', ') || 'none'}`, `missed: ${score.missed.join(', ') || 'none'}`, `report: ${reportPath}`],
+      };
+    });
+    expect(a.problems).toEqual([]);
+  }, 13 * MINUTE);
+});
