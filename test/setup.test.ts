@@ -1,7 +1,7 @@
 // ./setup links the skills into an agent's skills dir under HOME and takes back exactly what it made; the
 // skills' own setup block finds the binary through those links.
 import { afterEach, describe, expect, test } from 'bun:test';
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -62,6 +62,18 @@ describe('./setup links the skills into agents', () => {
     expect(again.code).toBe(0);
     expect(again.out.match(/already this checkout/g)?.length).toBe(1 + SKILLS.length);
     expect(tree(home)).toEqual(before);
+  });
+
+  test('a link left by a moved or deleted checkout is replaced; a link to another live checkout is not', () => {
+    const home = tempDir('setup-home-');
+    const other = tempDir('setup-other-checkout-');
+    mkdirSync(join(home, '.claude', 'skills'), { recursive: true });
+    symlinkSync(join(other, 'gone'), join(home, '.claude', 'skills', 'gstack'));
+    symlinkSync(other, join(home, '.claude', 'skills', 'qa'));
+    const r = setup(home, '--link-only');
+    expect(r.out).toContain('skills/gstack → ' + ROOT + ' (relinked)');
+    expect(r.out).toContain('skills/qa exists and is not this checkout');
+    expect(readlinkSync(join(home, '.claude', 'skills', 'qa'))).toBe(other);
   });
 
   test('--host codex links into ~/.agents/skills; --host auto picks every agent whose config dir exists', () => {
