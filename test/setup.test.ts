@@ -7,10 +7,15 @@ import { join, relative } from 'node:path';
 
 const ROOT = realpathSync(join(import.meta.dir, '..'));
 const SKILLS = ['qa', 'qa-only', 'setup-browser-cookies'];
+const RECORD = join(ROOT, '.gstack', 'setup-installed');
 const homes: string[] = [];
 afterEach(() => {
-  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
+  for (const h of homes.splice(0)) {
+    setup(h, '--uninstall'); // keeps the checkout's record free of temp HOMEs
+    rmSync(h, { recursive: true, force: true });
+  }
 });
+const recorded = (home: string) => (existsSync(RECORD) ? readFileSync(RECORD, 'utf8').split('\n').filter((l) => l.includes(home)) : []);
 
 function tempDir(prefix: string): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
@@ -64,15 +69,16 @@ describe('./setup links the skills into agents', () => {
     expect(tree(home)).toEqual(before);
   });
 
-  test('a link left by a moved or deleted checkout is replaced; a link to another live checkout is not', () => {
+  test('a broken link and a link to another checkout are both left alone, and say so', () => {
     const home = tempDir('setup-home-');
     const other = tempDir('setup-other-checkout-');
     mkdirSync(join(home, '.claude', 'skills'), { recursive: true });
     symlinkSync(join(other, 'gone'), join(home, '.claude', 'skills', 'gstack'));
     symlinkSync(other, join(home, '.claude', 'skills', 'qa'));
     const r = setup(home, '--link-only');
-    expect(r.out).toContain('skills/gstack → ' + ROOT + ' (relinked)');
+    expect(r.out).toContain(`skills/gstack is a broken link (to ${join(other, 'gone')}): left alone`);
     expect(r.out).toContain('skills/qa exists and is not this checkout');
+    expect(readlinkSync(join(home, '.claude', 'skills', 'gstack'))).toBe(join(other, 'gone'));
     expect(readlinkSync(join(home, '.claude', 'skills', 'qa'))).toBe(other);
   });
 
@@ -104,11 +110,21 @@ describe('./setup links the skills into agents', () => {
     expect(readFileSync(join(home, '.claude/skills/qa/SKILL.md'), 'utf8')).toBe('mine\n');
     expect(setup(home, '--link-only', '--host', 'codex').code).toBe(0);
 
+    expect(recorded(home).length).toBeGreaterThan(0);
     const u = setup(home, '--uninstall');
     expect(u.code).toBe(0);
     expect(tree(home)).toEqual(before);
-    expect(existsSync(join(ROOT, '.gstack', 'setup-created-dirs')) ? readFileSync(join(ROOT, '.gstack', 'setup-created-dirs'), 'utf8') : '').not.toContain(home);
+    expect(recorded(home)).toEqual([]);
     expect(setup(home, '--uninstall').code).toBe(0); // nothing left to do is not an error
+  });
+
+  test('--uninstall keeps a link into this checkout that the user made before setup ran', () => {
+    const home = tempDir('setup-home-');
+    mkdirSync(join(home, '.claude', 'skills'), { recursive: true });
+    symlinkSync(ROOT, join(home, '.claude', 'skills', 'gstack'));
+    expect(setup(home, '--link-only').out).toContain('skills/gstack: already this checkout');
+    setup(home, '--uninstall');
+    expect(tree(home)).toEqual(['.claude/', '.claude/skills/', `.claude/skills/gstack -> ${ROOT}`]);
   });
 
   test('a bad option or host is refused with the usage, before anything is touched', () => {
