@@ -2,7 +2,7 @@
 // validation against the registry (bad input never starts a browser), stdin, starting or replacing daemons.
 import { finishReply, isConnectionRefused, postWatched, type CommandBody, type CommandReply, type Outcome } from './client';
 import { findCommand, unknownCommand } from './commands/index';
-import { parseInput } from './commands/define';
+import { GLOBAL_FLAGS, parseInput } from './commands/define';
 import type { CommandContext } from './commands/context';
 import { readBinaryVersion, resolvePaths, type Paths } from './config';
 import { ensureDaemon, recoverUnreachable, startDaemon } from './daemon-control';
@@ -36,7 +36,7 @@ export async function runFull(argv: string[]): Promise<Outcome> {
     if (flag === '--force-restart') forceRestart = true;
     else if (flag === '--help') argv.unshift('help');
     else if (flag === '--version') return { out: readBinaryVersion(), code: 0 };
-    else throw new BrowseError(`Unknown global flag '${flag}'.`, 'Global flags: --force-restart, --help, --version.');
+    else throw new BrowseError(`Unknown global flag '${flag}'.`, `Global flags: ${GLOBAL_FLAGS.map((f) => f.name).join(', ')}.`);
   }
   const [name = 'help', ...words] = argv;
   const cmd = findCommand(name);

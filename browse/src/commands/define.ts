@@ -31,6 +31,13 @@ export interface FlagSpec {
   repeatable?: boolean;
 }
 
+/** Flags of the CLI itself, given before the command (`browse --force-restart goto …`). */
+export const GLOBAL_FLAGS = [
+  { name: '--force-restart', description: 'replace a running daemon (the only way to end a stuck one)' },
+  { name: '--version', description: 'print the binary version' },
+  { name: '--help', description: 'same as `help`' },
+] as const;
+
 export type Input = Record<string, string | number | boolean | string[] | undefined>;
 
 export interface CommandResult {

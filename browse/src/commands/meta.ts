@@ -1,5 +1,5 @@
 import { BrowseError, oneLine, translateError } from '../errors';
-import { defineCommand, GROUP_ORDER, type Command } from './define';
+import { defineCommand, GLOBAL_FLAGS, GROUP_ORDER, type Command } from './define';
 
 const MAX_CHAIN_STEPS = 50;
 
@@ -87,7 +87,7 @@ function renderHelp(all: readonly Command[]): string {
     }
     lines.push('');
   }
-  lines.push('Global flag: --force-restart (replace a running daemon). `help <command>` shows flags.');
+  lines.push(`Global flags, before the command: ${GLOBAL_FLAGS.map((f) => `${f.name} (${f.description})`).join(', ')}.`, '`help <command>` shows its flags.');
   return lines.join('\n');
 }
 
