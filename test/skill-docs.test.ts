@@ -119,21 +119,37 @@ describe('docs validator: every $B example runs against the registry', () => {
       14: expect.stringContaining("chain step 2 (fil #email a@b.c): Unknown command 'fil'"),
       15: expect.stringContaining("'sideways' is not one of"),
       17: expect.stringContaining("Unknown command 'gotoo'"),
+      25: expect.stringContaining('a `$B` the validator cannot check'),
     });
   });
 
   test('reads shell the way bash does: quotes, operators, substitutions, redirections, comments', () => {
+    const calls = (line: string) => invocationsIn(line).calls.map((c) => c.words);
     expect(shellWords(`$B fill '#q' "a b" # comment`)).toEqual(['$B', 'fill', '#q', 'a b']);
-    expect(invocationsIn('$B goto "$URL" && $B text > /tmp/t.txt 2>&1 | head')).toEqual([['goto', '$URL'], ['text']]);
-    expect(invocationsIn('for u in a b; do $B goto "$u"; done')).toEqual([['goto', '$u']]);
-    expect(invocationsIn('X=$($B url); echo "now at $($B url)"')).toEqual([['url'], ['url']]);
-    expect(invocationsIn('if $B is visible .x; then B=1 $B click .x; fi')).toEqual([['is', 'visible', '.x'], ['click', '.x']]);
-    expect(invocationsIn('echo $B goto; grep -c "$B" x')).toEqual([]);
+    expect(calls('$B goto "$URL" && $B text > /tmp/t.txt 2>&1 | head')).toEqual([['goto', '$URL'], ['text']]);
+    expect(calls('for u in a b; do $B goto "$u"; done')).toEqual([['goto', '$u']]);
+    expect(calls('X=$($B url); echo "now at $($B url)"')).toEqual([['url'], ['url']]);
+    expect(calls(`echo "n: $($B js "document.querySelectorAll('a').length")"`)).toEqual([['js', "document.querySelectorAll('a').length"]]);
+    expect(calls('X=`$B url`; timeout 5 $B text; time $B tabs')).toEqual([['text'], ['tabs'], ['url']]);
+    expect(calls(`echo '$($B not-a-substitution)'`)).toEqual([]);
+    expect(calls('if $B is visible .x; then B=1 $B click .x; fi')).toEqual([['is', 'visible', '.x'], ['click', '.x']]);
+    expect(invocationsIn('echo $B goto; grep -c "$B" x')).toEqual({ calls: [], misplaced: 2 });
+    expect(invocationsIn(`echo '[["url"]]' | $B chain`).calls).toEqual([{ words: ['chain'], stdin: true }]);
+    expect(invocationsIn(`$B chain <<'EOF'`).calls).toEqual([{ words: ['chain'], stdin: true }]);
+  });
+
+  test('bash, sh and zsh fences count, with ``` or ~~~ and info strings; other fences do not', () => {
+    const md = ['~~~bash', '$B gotoo x', '~~~', '```sh title=demo', '$B clik', '```', '```Bash', '$B urll', '```', '```text', '$B nope', '```'].join('\n');
+    expect(validateMarkdown(md).problems.map((p) => p.line)).toEqual([2, 5, 8]);
   });
 
   test('checks global flags and chain steps in both forms', () => {
     expect(checkInvocation(['--force-restart', 'status'])).toBeNull();
+    expect(checkInvocation(['--version'])).toBeNull();
     expect(checkInvocation(['--fast', 'status'])).toContain('unknown global flag --fast');
+    expect(checkInvocation(['help', 'gotoo'])).toContain("Unknown command 'gotoo'");
+    expect(checkInvocation(['chain'], true)).toBeNull(); // steps come on stdin
+    expect(checkInvocation(['chain'])).toContain('Missing <steps>');
     expect(checkInvocation(['chain', '[["goto","http://x"],["click"]]'])).toContain('chain step 2 (click): Missing <selector>.');
     expect(checkInvocation(['chain', 'goto http://x | text'])).toBeNull();
     expect(checkInvocation(['snapshot', '-icd', '2'])).toBeNull();

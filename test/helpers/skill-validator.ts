@@ -2,13 +2,8 @@
 // command exists and its words parse with the same parser the daemon uses (arity, flags, choices, snapshot
 // flags); chain steps are checked one by one.
 import { findCommand, unknownCommand } from '../../browse/src/commands/index';
-import { parseInput } from '../../browse/src/commands/define';
+import { GLOBAL_FLAGS, parseInput } from '../../browse/src/commands/define';
 import { parseSteps } from '../../browse/src/commands/meta';
-
-export interface Invocation {
-  line: number;
-  words: string[];
-}
 
 export interface Problem {
   line: number;
@@ -16,12 +11,21 @@ export interface Problem {
   problem: string;
 }
 
-const BASH_FENCE = /^(\s*)```(bash|sh|shell|zsh)\s*$/;
-const GLOBAL_FLAGS = new Set(['--force-restart']);
+/** One `$B` call: its words, and whether its stdin is fed (`… | $B chain`, `$B chain <<EOF`). */
+export interface Invocation {
+  words: string[];
+  stdin: boolean;
+}
+
+const BASH_FENCE = /^\s*(```|~~~)\s*(bash|sh|shell|zsh)\b/i;
+const GLOBAL = new Set<string>(GLOBAL_FLAGS.map((f) => f.name));
+const B_WORD = new Set(['$B', '${B}']);
 /** Words after which a new simple command starts (shell keywords and operators). */
-const COMMAND_START = new Set(['&&', '||', '|', ';', '&', '(', 'do', 'then', 'else', 'elif', 'if', 'while', 'until', '!', '{', 'time']);
+const COMMAND_START = new Set(['&&', '||', '|', ';', '&', '(', 'do', 'then', 'else', 'elif', 'if', 'while', 'until', '!', '{']);
+/** Words that run the command after them (`timeout` also takes a duration first). */
+const WRAPPERS = new Set(['time', 'nohup', 'command', 'exec', 'env']);
 /** A redirection operator whose target is the next word (`> file`); `2>&1` and `>file` carry their own. */
-const REDIRECT = /^(\d*>>?|\d*>&|<|&>>?)$/;
+const REDIRECT = /^(\d*>>?|\d*>&|<|<<<?|&>>?)$/;
 
 /** Bash code blocks of a markdown text, as lines with their 1-based line numbers (continuations joined). */
 export function bashLines(markdown: string): { line: number; text: string }[] {
@@ -29,14 +33,17 @@ export function bashLines(markdown: string): { line: number; text: string }[] {
   let inBash = false;
   let inOther = false;
   let pending: { line: number; text: string } | null = null;
+  let fence = '';
   markdown.split('\n').forEach((raw, i) => {
-    const fence = raw.trim().startsWith('```');
-    if (!inBash && !inOther && fence) {
+    const marker = raw.trim().slice(0, 3);
+    const isFence = marker === '```' || marker === '~~~';
+    if (!inBash && !inOther && isFence) {
+      fence = marker;
       if (BASH_FENCE.test(raw)) inBash = true;
       else inOther = true;
       return;
     }
-    if (fence && (inBash || inOther)) {
+    if (isFence && marker === fence && raw.trim() === marker) {
       inBash = inOther = false;
       return;
     }
@@ -100,9 +107,10 @@ export function shellWords(line: string): string[] {
   return words;
 }
 
-/** Every `$B …` command in the words of one line: its words up to the next operator, redirections left out. */
-function invocations(words: string[]): string[][] {
-  const found: string[][] = [];
+/** Every `$B …` command in the words of one line, and any `$B` where a command cannot start (unchecked). */
+function invocations(words: string[]): { calls: Invocation[]; misplaced: number } {
+  const calls: Invocation[] = [];
+  let misplaced = 0;
   let atStart = true;
   for (let i = 0; i < words.length; i++) {
     const w = words[i];
@@ -110,45 +118,100 @@ function invocations(words: string[]): string[][] {
       atStart = true;
       continue;
     }
-    if (atStart && /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) continue; // VAR=value before a command
-    if (atStart && (w === '$B' || w === '${B}')) {
-      const args: string[] = [];
-      for (i++; i < words.length && !COMMAND_START.has(words[i]) && words[i] !== ')'; i++) {
-        if (REDIRECT.test(words[i])) i++;
-        else if (!/^(\d*>|<|&>)/.test(words[i])) args.push(words[i]);
-      }
-      found.push(args);
-      i--;
+    if (atStart && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) || WRAPPERS.has(w))) continue; // VAR=value, time …
+    if (atStart && w === 'timeout') {
+      i++; // its duration
+      continue;
     }
+    if (atStart && B_WORD.has(w)) {
+      const words_: string[] = [];
+      let stdin = words[i - 1] === '|';
+      for (i++; i < words.length && !COMMAND_START.has(words[i]) && words[i] !== ')'; i++) {
+        if (/^(\d*<|<)/.test(words[i])) stdin = true;
+        if (REDIRECT.test(words[i])) i++;
+        else if (!/^(\d*>|<|&>)/.test(words[i])) words_.push(words[i]);
+      }
+      calls.push({ words: words_, stdin });
+      i--;
+    } else if (B_WORD.has(w)) misplaced++;
     atStart = false;
   }
-  return found;
+  return { calls, misplaced };
 }
 
-/** Every `$B …` command of one shell line, including those inside `$( … )`, quoted or not. */
-export function invocationsIn(line: string): string[][] {
+/** The line with each `$( … )` and backquoted command cut out (nesting and quotes respected), and those commands. */
+export function splitSubstitutions(line: string): { outer: string; inner: string[] } {
   const inner: string[] = [];
-  const outer = line.replace(/\$\(([^()]*)\)/g, (_, sub: string) => {
-    inner.push(sub);
-    return 'SUBST';
-  });
-  return [outer, ...inner].flatMap((part) => invocations(shellWords(part)));
+  let outer = '';
+  let quote: '"' | "'" | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quote === "'") {
+      if (c === "'") quote = null;
+    } else if (c === '\\') {
+      outer += c + (line[i + 1] ?? '');
+      i++;
+      continue;
+    } else if (c === '$' && line[i + 1] === '(') {
+      const end = closingParen(line, i + 2);
+      inner.push(line.slice(i + 2, end));
+      outer += 'SUBST';
+      i = end;
+      continue;
+    } else if (c === '`') {
+      const end = line.indexOf('`', i + 1) < 0 ? line.length : line.indexOf('`', i + 1);
+      inner.push(line.slice(i + 1, end));
+      outer += 'SUBST';
+      i = end;
+      continue;
+    } else if (c === '"') quote = quote ? null : '"';
+    else if (c === "'" && !quote) quote = "'";
+    outer += c;
+  }
+  return { outer, inner };
 }
 
-/** The problem with one `$B` invocation's words, or null when the registry accepts it. */
-export function checkInvocation(words: string[]): string | null {
+/** Index of the `)` closing a `$(` whose body starts at `from`; quotes inside the body are skipped. */
+function closingParen(line: string, from: number): number {
+  let depth = 1;
+  let quote: string | null = null;
+  for (let i = from; i < line.length; i++) {
+    const c = line[i];
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (c === '\\' && quote === '"') i++;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i;
+  }
+  return line.length;
+}
+
+/** Every `$B …` command of one shell line, including those inside `$( … )` and backquotes. */
+export function invocationsIn(line: string): { calls: Invocation[]; misplaced: number } {
+  const { outer, inner } = splitSubstitutions(line);
+  const parts = [invocations(shellWords(outer)), ...inner.map(invocationsIn)];
+  return { calls: parts.flatMap((p) => p.calls), misplaced: parts.reduce((n, p) => n + p.misplaced, 0) };
+}
+
+/** The problem with one `$B` invocation, or null when the registry accepts it. */
+export function checkInvocation(words: string[], stdin = false): string | null {
   const rest = [...words];
   while (rest[0]?.startsWith('--')) {
     const flag = rest.shift()!;
-    if (!GLOBAL_FLAGS.has(flag)) return `unknown global flag ${flag}`;
+    if (!GLOBAL.has(flag)) return `unknown global flag ${flag} (global flags: ${[...GLOBAL].join(', ')})`;
+    if (flag === '--version' || flag === '--help') return rest.length ? `${flag} takes no command after it` : null;
   }
   const [name, ...args] = rest;
   if (!name) return 'no command after $B';
   const cmd = findCommand(name);
   if (!cmd) return unknownCommand(name).message;
+  // Piped or redirected input stands in for the one argument of a stdin command; its content is not seen here.
+  const fedByStdin = Boolean(cmd.stdin) && stdin && args.every((a) => a.startsWith('--'));
   try {
-    const input = parseInput(cmd, args);
-    if (cmd.name === 'chain') {
+    const input = parseInput(cmd, fedByStdin ? [...args, '(stdin)'] : args);
+    if (cmd.name === 'help' && input.command !== undefined && !findCommand(String(input.command))) return unknownCommand(String(input.command)).message;
+    if (cmd.name === 'chain' && !fedByStdin) {
       for (const [i, step] of parseSteps(String(input.steps)).entries()) {
         const problem = checkInvocation(step);
         if (problem) return `chain step ${i + 1} (${step.join(' ')}): ${problem}`;
@@ -165,9 +228,11 @@ export function validateMarkdown(markdown: string): { count: number; problems: P
   const problems: Problem[] = [];
   let count = 0;
   for (const { line, text } of bashLines(markdown)) {
-    for (const words of invocationsIn(text)) {
+    const { calls, misplaced } = invocationsIn(text);
+    if (misplaced) problems.push({ line, text: text.trim(), problem: 'a `$B` the validator cannot check: start the command with `$B` (after `|`, `&&`, `;`, `do`, `then`, `$(`…)' });
+    for (const { words, stdin } of calls) {
       count++;
-      const problem = checkInvocation(words);
+      const problem = checkInvocation(words, stdin);
       if (problem) problems.push({ line, text: text.trim(), problem });
     }
   }
