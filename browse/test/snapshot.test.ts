@@ -48,6 +48,24 @@ describe('snapshot output', () => {
     expect(out).not.toContain('[generic]\n'); // no empty wrappers
   });
 
+  test('a typed password never prints, in the tree or in a diff; other typed values do', async () => {
+    await ok('goto', fixtures.url('/form.html'));
+    try {
+      await ok('snapshot');
+      await ok('fill', '#pass', 'S3cretPass!');
+      await ok('fill', '#user', 'ada');
+      const diff = await ok('snapshot', '-D');
+      const tree = await ok('snapshot');
+      for (const out of [tree, diff]) {
+        expect(out).not.toContain('S3cretPass');
+        expect(out).toContain('[textbox] "Password": [REDACTED — 11 chars]');
+      }
+      expect(tree).toContain('[textbox] "User": ada');
+    } finally {
+      await ok('goto', fixtures.url('/snapshot.html'));
+    }
+  });
+
   test('long names are cut at 100 characters with an ellipsis', async () => {
     const out = await ok('snapshot', '-i');
     const long = out.split('\n').find((l) => l.includes('very long accessible name'))!;

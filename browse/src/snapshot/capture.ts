@@ -49,6 +49,7 @@ export async function captureSnapshot(frame: Frame, opts: CaptureOptions): Promi
   }
   const text = await root.ariaSnapshot({ mode: 'ai', boxes: opts.boxes, timeout: SNAPSHOT_TIMEOUT_MS });
   const tree = parseAriaSnapshot(text);
+  await maskPasswords(frame, tree);
   const { lines, refs: rendered } = renderSnapshot(tree, opts);
 
   // Position of each node among same role+name nodes of its frame, over the whole tree (not only
@@ -131,6 +132,26 @@ export async function captureSnapshot(frame: Frame, opts: CaptureOptions): Promi
     }
   }
   return { lines, refs, marks };
+}
+
+/**
+ * The aria tree shows what is typed into a textbox, password fields included. A textbox whose value is the
+ * value of a password input in this frame or one below it prints its length instead (a look-alike value in
+ * another field is masked too: the safe side).
+ */
+async function maskPasswords(frame: Frame, tree: AriaNode[]): Promise<void> {
+  const typed: AriaNode[] = [];
+  const walk = (nodes: AriaNode[]) => nodes.forEach((n) => (n.role === 'textbox' && n.text ? typed.push(n) : walk(n.children)));
+  walk(tree);
+  if (!typed.length) return;
+  const frames = [frame, ...frame.childFrames().flatMap(function all(f: Frame): Frame[] { return [f, ...f.childFrames().flatMap(all)]; })];
+  const values = await Promise.all(
+    frames.map((f) =>
+      f.evaluate(() => [...document.querySelectorAll('input[type=password]')].map((i) => (i as HTMLInputElement).value).filter(Boolean)).catch(() => [] as string[]),
+    ),
+  );
+  const secrets = new Set(values.flat());
+  for (const n of typed) if (secrets.has(n.text!)) n.text = `[REDACTED — ${n.text!.length} chars]`;
 }
 
 interface CursorHit {
