@@ -180,6 +180,9 @@ describe('interact', () => {
     expect(await ok('fill', '#user', 'Ada', 'Lovelace')).toBe('Filled #user (12 chars)');
     expect(await ok('js', 'document.querySelector("#user").value')).toBe('Ada Lovelace');
     expect(await ok('text', '#last-change')).toBe('user=Ada Lovelace');
+    expect(await ok('fill', '#user', '')).toBe('Filled #user (0 chars)'); // an empty word clears the field
+    expect(await ok('js', 'document.querySelector("#user").value')).toBe('');
+    expect((await run(['fill', '#user'])).stderr).toContain('Missing <text>.'); // no word at all is still an error
   });
 
   test('click waits for the request it started before returning', async () => {

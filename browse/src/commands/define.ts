@@ -157,7 +157,8 @@ export function parseInput(cmd: Command, raw: readonly string[]): Input {
       p++;
     }
     const v = input[a.name];
-    if (v === undefined || v === '') {
+    // A quoted empty word is a real value for a `rest` argument (`fill @e2 ''` clears a field).
+    if (v === undefined || (v === '' && a.kind !== 'rest')) {
       if (a.required) throw usageError(cmd, `Missing <${a.display ?? a.name}>.`);
       continue;
     }
