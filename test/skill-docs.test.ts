@@ -1,11 +1,12 @@
 // The skill docs cannot drift from the code: generated files are fresh, every `$B …` example parses against
 // the registry, and the generator refuses templates it cannot fill.
-import { describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { commands } from '../browse/src/commands/index';
 import { findFiles, renderTemplate, ROOT } from '../scripts/gen-skill-docs';
+import { makeHome } from '../browse/test/helpers';
 import { checkInvocation, invocationsIn, shellWords, validateMarkdown } from './helpers/skill-validator';
 
 const BUN = process.execPath;
@@ -154,5 +155,30 @@ describe('docs validator: every $B example runs against the registry', () => {
     expect(checkInvocation(['chain', 'goto http://x | text'])).toBeNull();
     expect(checkInvocation(['snapshot', '-icd', '2'])).toBeNull();
     expect(checkInvocation(['snapshot', '-di', '2'])).toContain('must come last');
+  });
+});
+
+describe('the snapshot example in the browse skill', () => {
+  const page = readFileSync(join(ROOT, 'test', 'fixtures', 'skill-example-login.html'), 'utf8');
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response(page, { headers: { 'content-type': 'text/html' } }) });
+  const home = makeHome('skill-example');
+  afterAll(async () => {
+    await home.cleanup();
+    server.stop(true);
+  });
+
+  test('prints exactly what the binary prints for those commands', async () => {
+    const block = read('SKILL.md').split('```text\n$ $B snapshot -i\n')[1].split('\n```')[0];
+    const steps = `$ $B snapshot -i\n${block}`.split(/^\$ \$B /m).filter(Boolean).map((chunk) => {
+      const [command, ...expected] = chunk.split('\n');
+      return { words: shellWords(command), expected: expected.join('\n').trim() };
+    });
+    expect(steps.map((s) => s.words[0])).toEqual(['snapshot', 'fill', 'click', 'snapshot']);
+    const origin = `http://127.0.0.1:${server.port}`;
+    await home.ok('goto', `${origin}/login`);
+    for (const { words, expected } of steps) {
+      const r = await home.run(words);
+      expect(r.stdout.trim()).toBe(expected.replaceAll('http://localhost:3000', origin));
+    }
   });
 });
