@@ -2,7 +2,7 @@
 // runAgentSession against stand-in agent CLIs (small scripts behind the same interface: prompt on stdin,
 // stream-json on stdout), since a real agent cannot run offline.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentCommandLine, DEFAULT_AGENT_COMMAND, exitReasonOf, parseNDJSON, runAgentSession, type StreamEvent } from './helpers/session-runner.ts';
@@ -186,13 +186,16 @@ describe('runAgentSession with stand-in agent CLIs', () => {
   });
 
   test('a hanging agent times out, and it and its children are killed', async () => {
-    const agent = script('agent-hang', `echo '${JSON.stringify(init())}'\nsleep 30 &\necho $! > "$FAKE_OUT/child.pid"\necho $$ > "$FAKE_OUT/agent.pid"\nwait`);
+    // The init line is printed only once both pid files are written, so seeing it proves they exist.
+    const agent = script('agent-hang', `sleep 30 &\necho $! > "$FAKE_OUT/child.pid"\necho $$ > "$FAKE_OUT/agent.pid"\necho '${JSON.stringify(init())}'\nwait`);
+    let ready = false;
     const started = performance.now();
-    const r = await runAgentSession({ prompt: 'hang', cwd: dir, timeoutMs: 300, agentCommand: [agent], env: { FAKE_OUT: dir } });
+    const r = await runAgentSession({ prompt: 'hang', cwd: dir, timeoutMs: 1000, agentCommand: [agent], env: { FAKE_OUT: dir }, onEvent: (e) => (ready ||= e.subtype === 'init') });
+    expect(ready).toBe(true); // else the timeout fired before the agent started: raise timeoutMs
     expect(r.exitReason).toBe('timeout');
-    expect(performance.now() - started).toBeLessThan(3000);
+    expect(performance.now() - started).toBeLessThan(4000);
     expect(r.transcript.map((e) => e.subtype)).toEqual(['init']);
-    for (const file of ['agent.pid', 'child.pid']) expect(running(Number(readFileSync(join(dir, file), 'utf8')))).toBe(false);
+    for (const file of ['agent.pid', 'child.pid']) expect(await diesWithin(Number(readFileSync(join(dir, file), 'utf8')), 2000)).toBe(true);
   });
 
   test('an agent that exits with code 3 and no result → exit_code_3, with its stderr tail', async () => {
@@ -205,25 +208,39 @@ describe('runAgentSession with stand-in agent CLIs', () => {
   });
 
   test('the prompt temp file is removed afterwards', async () => {
-    const agent = script('agent-where', `cat > /dev/null\nls -l /proc/$$/fd/0 | sed 's/.*-> //' > "$FAKE_OUT/stdin-path.txt"`);
-    await runAgentSession({ prompt: 'x', cwd: dir, agentCommand: [agent], env: { FAKE_OUT: dir } });
-    const stdinPath = readFileSync(join(dir, 'stdin-path.txt'), 'utf8').trim();
-    expect(stdinPath).toContain('prompt.md');
-    expect(existsSync(stdinPath)).toBe(false);
+    // While the agent runs, find the prompt file by its unique contents; it must be gone once the run returns.
+    const prompt = `prompt-${process.pid}-${crypto.randomUUID()}`;
+    const agent = script('agent-where', `cat > /dev/null\necho '${JSON.stringify(init())}'`);
+    let promptDir: string | undefined;
+    await runAgentSession({ prompt, cwd: dir, agentCommand: [agent], onEvent: () => (promptDir ??= promptDirHolding(prompt)) });
+    expect(promptDir).toBeDefined();
+    expect(existsSync(promptDir!)).toBe(false);
   });
 });
 
-/** Alive and not a zombie (an orphaned child may wait a while for init to reap it). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
-  } catch {
-    return false;
-  }
+/** The runner's temp prompt dir whose prompt.md holds exactly this text. */
+function promptDirHolding(prompt: string): string | undefined {
+  return readdirSync(tmpdir())
+    .filter((name) => name.startsWith('gstack-eval-prompt-'))
+    .map((name) => join(tmpdir(), name))
+    .find((d) => {
+      try {
+        return readFileSync(join(d, 'prompt.md'), 'utf8') === prompt;
+      } catch {
+        return false;
+      }
+    });
+}
+
+/** Gone, or a zombie (an orphan whose parent was killed may never be reaped), per `ps`: works on Linux and macOS. */
+function dead(pid: number): boolean {
+  const ps = Bun.spawnSync(['ps', '-o', 'stat=', '-p', String(pid)], { stdout: 'pipe', stderr: 'ignore' });
+  const state = ps.stdout.toString().trim();
+  return state === '' || state.startsWith('Z');
+}
+
+/** Waits for the process to die (signals land asynchronously); false if it is still running after ms. */
+async function diesWithin(pid: number, ms: number): Promise<boolean> {
+  for (const deadline = performance.now() + ms; performance.now() < deadline; await Bun.sleep(20)) if (dead(pid)) return true;
+  return dead(pid);
 }
