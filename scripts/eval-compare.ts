@@ -2,7 +2,7 @@
 // compareRuns is pure (runs in, text out); the main below only finds and reads the files.
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { evalsDir, loadRuns, type EvalTestRecord, type StoredRun } from '../test/helpers/eval-store.ts';
+import { compareRunAge, evalsDir, isEvalRun, loadRuns, type EvalTestRecord, type StoredRun } from '../test/helpers/eval-store.ts';
 
 export function formatUsd(n: number): string {
   return `$${n.toFixed(2)}`;
@@ -91,8 +91,13 @@ export function compareRuns(before: StoredRun, after: StoredRun): string {
 export function defaultPair(runs: StoredRun[]): [StoredRun, StoredRun] | null {
   const after = runs.at(-1);
   if (after === undefined) return null;
-  const before = runs.slice(0, -1).findLast((s) => s.run.kind === after.run.kind);
+  const before = previousRun(runs.slice(0, -1), after);
   return before === undefined ? null : [before, after];
+}
+
+/** The newest run of the same kind that is older than `after` (compareRunAge), among runs in any order. */
+export function previousRun(runs: StoredRun[], after: StoredRun): StoredRun | undefined {
+  return runs.filter((s) => s.run.kind === after.run.kind && compareRunAge(s, after) < 0).sort(compareRunAge).at(-1);
 }
 
 export function notEnoughRunsMessage(runs: StoredRun[], dir: string): string {
@@ -104,8 +109,8 @@ export function notEnoughRunsMessage(runs: StoredRun[], dir: string): string {
 /** A run file given on the command line: a path, or a file name inside the evals dir. */
 function readRunArg(arg: string, dir: string): StoredRun {
   const path = existsSync(arg) ? resolve(arg) : join(dir, arg);
-  const run = JSON.parse(readFileSync(path, 'utf8'));
-  if (!Array.isArray(run?.tests) || typeof run?.totals !== 'object') throw new Error(`${path} is not an eval run file`);
+  const run: unknown = JSON.parse(readFileSync(path, 'utf8'));
+  if (!isEvalRun(run)) throw new Error(`${path} is not an eval run file`);
   return { file: basename(path), run };
 }
 
@@ -116,7 +121,7 @@ function main(args: string[]): number {
     pair = [readRunArg(args[0], dir), readRunArg(args[1], dir)];
   } else if (args.length === 1) {
     const after = readRunArg(args[0], dir);
-    const before = loadRuns(dir).findLast((s) => s.run.kind === after.run.kind && s.file < after.file);
+    const before = previousRun(loadRuns(dir), after);
     pair = before ? [before, after] : null;
   } else {
     pair = defaultPair(loadRuns(dir));

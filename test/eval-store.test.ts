@@ -5,10 +5,10 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareRuns, defaultPair, notEnoughRunsMessage } from '../scripts/eval-compare.ts';
+import { compareRuns, defaultPair, notEnoughRunsMessage, previousRun } from '../scripts/eval-compare.ts';
 import { flakyTests, statsByTest, summarizeRuns } from '../scripts/eval-summary.ts';
-import { createEvalCollector, evalsDir, evalsEnabled, fileTimestamp, loadRuns, writeJsonAtomic, type EvalRun, type EvalTestRecord, type StoredRun } from './helpers/eval-store.ts';
-import { DEFAULT_JUDGE_MODEL, judgeModel, judgePassed, judgeSection, markdownSection, parseJudgeJSON, stripFrontmatter } from './helpers/llm-judge.ts';
+import { createEvalCollector, evalsDir, evalsEnabled, fileTimestamp, isEvalRun, loadRuns, writeJsonAtomic, type EvalRun, type EvalTestRecord, type StoredRun } from './helpers/eval-store.ts';
+import { DEFAULT_JUDGE_MODEL, JUDGE_PRICES_USD_PER_MTOK, judgeCostUsd, judgeModel, judgePassed, judgeSection, markdownSection, parseJudgeJSON, stripFrontmatter } from './helpers/llm-judge.ts';
 import { loadPlantedBugs, scorePlantedBugs, type PlantedBug } from './helpers/qa-app.ts';
 
 const ROOT = join(import.meta.dir, '..');
@@ -24,14 +24,14 @@ const rec = (name: string, passed: boolean, extra: Partial<EvalTestRecord> = {})
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
 
 /** A stored run built in memory, as loadRuns would return it. */
-function stored(file: string, tests: EvalTestRecord[], kind = 'e2e'): StoredRun {
+function stored(file: string, tests: EvalTestRecord[], kind = 'e2e', finishedAt = '2026-11-22T10:10:00.000Z'): StoredRun {
   const passed = tests.filter((t) => t.passed).length;
   const run: EvalRun = {
     schemaVersion: 1,
     kind,
     tier: kind === 'e2e' ? 2 : 3,
     startedAt: '2026-11-22T10:00:00.000Z',
-    finishedAt: '2026-11-22T10:10:00.000Z',
+    finishedAt,
     git: GIT,
     totals: { tests: tests.length, passed, failed: tests.length - passed, costUsd: tests.reduce((s, t) => s + t.costUsd, 0), durationMs: tests.reduce((s, t) => s + t.durationMs, 0) },
     tests,
@@ -76,16 +76,30 @@ describe('eval store', () => {
     expect(run.tests[0]).toEqual(rec('browse', true, { turns: 7 }));
   });
 
-  test('two runs finishing in the same second get distinct files; a run with no tests writes none', () => {
-    const at = () => new Date('2026-11-22T10:31:05Z');
-    for (let i = 0; i < 2; i++) {
-      const evals = createEvalCollector({ kind: 'llm-judge', tier: 3, dir, git: GIT, now: at });
-      evals.record(rec('doc', true));
+  test('two runs finishing in the same second get distinct files, loaded in the order they were written; a run with no tests writes none', () => {
+    // The second file, `…-2.json`, sorts before the first as text; the newest run must still be the second.
+    for (const [i, finished] of ['2026-11-22T10:31:05.000Z', '2026-11-22T10:31:05.000Z', '2026-11-22T10:31:05.400Z'].entries()) {
+      const times = [new Date('2026-11-22T10:00:00Z'), new Date(finished)];
+      const evals = createEvalCollector({ kind: 'llm-judge', tier: 3, dir, git: GIT, now: () => times.shift()! });
+      evals.record(rec(`run-${i + 1}`, true));
       evals.finalize();
     }
-    const empty = createEvalCollector({ kind: 'e2e', tier: 2, dir, git: GIT, now: at });
+    const empty = createEvalCollector({ kind: 'e2e', tier: 2, dir, git: GIT, now: () => new Date('2026-11-22T10:31:05Z') });
     expect(empty.finalize()).toBeNull();
-    expect(readdirSync(dir).sort()).toEqual(['2026-11-22T10-31-05Z-llm-judge-2.json', '2026-11-22T10-31-05Z-llm-judge.json']);
+    expect(readdirSync(dir).sort()).toEqual(['2026-11-22T10-31-05Z-llm-judge-2.json', '2026-11-22T10-31-05Z-llm-judge-3.json', '2026-11-22T10-31-05Z-llm-judge.json']);
+    const runs = loadRuns(dir);
+    expect(runs.map((s) => s.run.tests[0].name)).toEqual(['run-1', 'run-2', 'run-3']);
+    expect(defaultPair(runs)?.map((s) => s.run.tests[0].name)).toEqual(['run-2', 'run-3']);
+    expect(defaultPair(runs.slice(0, 2))?.map((s) => s.file)).toEqual(['2026-11-22T10-31-05Z-llm-judge.json', '2026-11-22T10-31-05Z-llm-judge-2.json']);
+  });
+
+  test('if finalize fails before the final file is written, the partial file is kept', () => {
+    const times = [new Date('2026-11-22T10:00:00Z'), new Date(Number.NaN)]; // an unusable clock at finalize
+    const evals = createEvalCollector({ kind: 'e2e', tier: 2, dir, git: GIT, now: () => times.shift()! });
+    evals.record(rec('browse', true));
+    expect(() => evals.finalize()).toThrow();
+    expect(readdirSync(dir)).toEqual(['_partial-e2e.json']);
+    expect(readJson(evals.partialPath).tests.map((t: EvalTestRecord) => t.name)).toEqual(['browse']);
   });
 
   test('the evals dir is ~/.gstack-dev/evals unless GSTACK_EVALS_DIR says otherwise; EVALS=1 opts in', () => {
@@ -96,13 +110,28 @@ describe('eval store', () => {
   });
 
   test('loadRuns returns final runs oldest first, skipping the partial and unreadable files', () => {
-    writeJsonAtomic(join(dir, '2026-11-23T09-00-00Z-e2e.json'), stored('', [rec('a', true)]).run);
-    writeJsonAtomic(join(dir, '2026-11-21T09-00-00Z-e2e.json'), stored('', [rec('a', false)]).run);
+    writeJsonAtomic(join(dir, '2026-11-23T09-00-00Z-e2e.json'), stored('', [rec('a', true)], 'e2e', '2026-11-23T09:00:00.000Z').run);
+    writeJsonAtomic(join(dir, '2026-11-21T09-00-00Z-e2e.json'), stored('', [rec('a', false)], 'e2e', '2026-11-21T09:00:00.000Z').run);
     writeJsonAtomic(join(dir, '_partial-e2e.json'), stored('', [rec('a', true)]).run);
     writeFileSync(join(dir, '2026-11-22T09-00-00Z-e2e.json'), '{"truncated": ');
     writeFileSync(join(dir, 'notes.json'), '{"hello": "world"}');
+    writeFileSync(join(dir, 'null-totals.json'), '{"kind": "e2e", "tests": [], "totals": null}');
     expect(loadRuns(dir).map((r) => r.file)).toEqual(['2026-11-21T09-00-00Z-e2e.json', '2026-11-23T09-00-00Z-e2e.json']);
     expect(loadRuns(join(dir, 'missing'))).toEqual([]);
+  });
+
+  test('the order is the finish time recorded in each run, not the file name; a run without one falls back to its name', () => {
+    const at = (file: string, finishedAt: string | null) => writeJsonAtomic(join(dir, file), { ...stored('', [rec(file, true)]).run, finishedAt, startedAt: finishedAt ?? 'unknown' });
+    at('b-renamed-e2e.json', '2026-11-22T09:00:00.500Z');
+    at('a-renamed-e2e.json', '2026-11-22T09:00:00.900Z');
+    at('2026-11-22T08-00-00Z-e2e.json', null);
+    expect(loadRuns(dir).map((r) => r.file)).toEqual(['2026-11-22T08-00-00Z-e2e.json', 'b-renamed-e2e.json', 'a-renamed-e2e.json']);
+  });
+
+  test('isEvalRun: a kind, a tests array and a totals object', () => {
+    const run = stored('', [rec('a', true)]).run;
+    expect(isEvalRun(run)).toBe(true);
+    expect([null, 'x', { ...run, kind: 1 }, { ...run, tests: {} }, { ...run, totals: null }].map(isEvalRun)).toEqual([false, false, false, false, false]);
   });
 });
 
@@ -142,6 +171,13 @@ describe('eval:compare', () => {
     expect(defaultPair([before, judge, newest])?.map((s) => s.file)).toEqual([before.file, newest.file]);
     expect(defaultPair([before, judge])).toBeNull();
     expect(defaultPair([])).toBeNull();
+  });
+
+  test('given one run, compares it with the newest older run of its kind, whatever order the runs come in', () => {
+    const newest = stored('2026-11-24T09-00-00Z-e2e.json', [rec('browse', true)]);
+    expect(previousRun([newest, after, before], after)?.file).toBe(before.file);
+    expect(previousRun([before, after, newest], newest)?.file).toBe(after.file);
+    expect(previousRun([after, newest], before)).toBeUndefined();
   });
 
   test('says clearly when there is nothing to compare', () => {
@@ -289,8 +325,24 @@ describe("the judge's reply parser", () => {
     expect(requests[0].model).toBe('claude-test-judge');
     expect(requests[0].system).toContain('clarity');
     expect(requests[0].messages[0].content).toContain('`$B goto <url>`');
-    expect(verdict).toMatchObject({ scores: good, passed: false, model: 'claude-test-judge', inputTokens: 120, outputTokens: 40 });
+    expect(verdict).toMatchObject({ scores: good, passed: false, model: 'claude-test-judge', inputTokens: 120, outputTokens: 40, costUsd: 0 });
+    expect(verdict.costNote).toContain('no price on file for claude-test-judge');
     expect(judgeModel({})).toBe(DEFAULT_JUDGE_MODEL);
+    const priced = await judgeSection({ title: 't', context: 'c', content: 'x' }, { client: client as unknown as Anthropic, model: 'claude-haiku-4-5' });
+    expect(priced).toMatchObject({ costUsd: 0.00032, costNote: null }); // 120 × $1 + 40 × $5 per million
+  });
+
+  test('judge cost: tokens × the per-million price of the model, for the default model too; unknown models cost 0 with a note', () => {
+    expect(JUDGE_PRICES_USD_PER_MTOK[DEFAULT_JUDGE_MODEL]).toBeDefined();
+    expect(judgeCostUsd('claude-sonnet-5-5', 1_000_000, 0)).toEqual({ costUsd: 2, note: null });
+    expect(judgeCostUsd('claude-sonnet-5-5', 0, 1_000_000)).toEqual({ costUsd: 10, note: null });
+    expect(judgeCostUsd('claude-sonnet-5-5', 3_000, 250)).toEqual({ costUsd: 0.0085, note: null }); // 0.006 + 0.0025
+    expect(judgeCostUsd('claude-opus-5-5', 12_345, 678).costUsd).toBe(0.06294); // 0.04938 + 0.01356
+    expect(judgeCostUsd('claude-haiku-4-5-20251001', 1_000, 1_000).costUsd).toBe(0.006);
+    expect(judgeCostUsd('claude-sonnet-5-5', 0, 0).costUsd).toBe(0);
+    const unknown = judgeCostUsd('some-other-model', 5_000, 500);
+    expect(unknown.costUsd).toBe(0);
+    expect(unknown.note).toContain('no price on file for some-other-model');
   });
 
   test('a section passes only when every criterion reaches the minimum (4)', () => {

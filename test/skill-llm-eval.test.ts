@@ -111,10 +111,10 @@ describe.skipIf(SKIP !== null)('skill docs judged by an LLM (tier 3, EVALS=1)', 
         name: target.name,
         tier: 3,
         passed: verdict.passed,
-        costUsd: 0, // the judge's tokens are recorded in notes; the run's spend is the agent tiers'
+        costUsd: verdict.costUsd, // approximate: token counts × the price table in llm-judge.ts
         durationMs: verdict.durationMs,
         scores: Object.fromEntries(CRITERIA.map((c) => [c, scores[c].score])),
-        notes: [note, `model ${verdict.model}`, `tokens ${verdict.inputTokens} in / ${verdict.outputTokens} out`, ...reasons].join('; '),
+        notes: [note, `model ${verdict.model}`, `tokens ${verdict.inputTokens} in / ${verdict.outputTokens} out`, ...(verdict.costNote ? [verdict.costNote] : []), ...reasons].join('; '),
       });
       console.log(`  [judge] ${target.name}: ${reasons.join(' | ')}`);
       expect(CRITERIA.filter((c) => scores[c].score < JUDGE_PASS_MIN[c]).map((c) => `${c} ${scores[c].score} < ${JUDGE_PASS_MIN[c]}: ${scores[c].reason}`)).toEqual([]);

@@ -37,7 +37,7 @@ export interface EvalRun {
   tests: EvalTestRecord[];
 }
 
-/** A final run file as loaded: its file name (which sorts by time) and contents. */
+/** A final run file as loaded: its file name and contents. */
 export interface StoredRun {
   file: string;
   run: EvalRun;
@@ -107,7 +107,7 @@ export interface EvalCollector {
   record(test: EvalTestRecord): void;
   /** Saves a text artifact (a transcript, a report) for this run; returns its path. */
   saveArtifact(name: string, text: string): string;
-  /** Writes the timestamped final file and removes the partial; null when nothing was recorded. */
+  /** Writes the timestamped final file, then removes the partial; null (and no file) when nothing was recorded. */
   finalize(): string | null;
 }
 
@@ -146,35 +146,60 @@ export function createEvalCollector(opts: CollectorOptions): EvalCollector {
       return path;
     },
     finalize() {
-      rmSync(partialPath, { force: true });
-      if (tests.length === 0) return null;
+      if (tests.length === 0) {
+        rmSync(partialPath, { force: true });
+        return null;
+      }
       mkdirSync(dir, { recursive: true });
       const finished = now();
       const path = freePath(dir, `${fileTimestamp(finished)}-${opts.kind}`);
       writeJsonAtomic(path, snapshot(finished.toISOString()));
+      rmSync(partialPath, { force: true }); // only now: a crash before this line leaves the partial, never nothing
       return path;
     },
   };
 }
 
-/** `<stem>.json`, or `<stem>-2.json`… when two runs finish in the same second. */
+/** `<stem>.json`, or `<stem>-2.json`… when two runs finish in the same second (loadRuns orders those by number). */
 function freePath(dir: string, stem: string): string {
   let path = join(dir, `${stem}.json`);
   for (let n = 2; existsSync(path); n++) path = join(dir, `${stem}-${n}.json`);
   return path;
 }
 
-function isEvalRun(v: unknown): v is EvalRun {
+/** The shape every reader relies on: a kind, a tests array and totals. */
+export function isEvalRun(v: unknown): v is EvalRun {
   const r = v as EvalRun;
-  return typeof r === 'object' && r !== null && typeof r.kind === 'string' && Array.isArray(r.tests) && typeof r.totals === 'object';
+  return typeof r === 'object' && r !== null && typeof r.kind === 'string' && Array.isArray(r.tests) && typeof r.totals === 'object' && r.totals !== null;
 }
 
-/** Every final run file in dir, oldest first (names start with a UTC timestamp); unreadable files are skipped. */
+/** When the run finished (else started), in ms; else the time in its file name; else 0. */
+function runTime(s: StoredRun): number {
+  const recorded = Date.parse(s.run.finishedAt ?? s.run.startedAt);
+  if (!Number.isNaN(recorded)) return recorded;
+  const named = /^(\d{4}-\d\d-\d\d)T(\d\d)-(\d\d)-(\d\d)Z/.exec(s.file);
+  return named ? Date.parse(`${named[1]}T${named[2]}:${named[3]}:${named[4]}Z`) : 0;
+}
+
+/** 1 for `<stamp>-<kind>.json`, n for the `<stamp>-<kind>-n.json` that freePath picks on a clash. */
+function clashNumber(s: StoredRun): number {
+  const m = /-(\d+)\.json$/.exec(s.file);
+  return m && s.file.slice(0, m.index).endsWith(`-${s.run.kind}`) ? Number(m[1]) : 1;
+}
+
+/**
+ * Oldest first: by the time recorded in the run, then by freePath's clash number (`-2` was written after
+ * the plain name, though it sorts before it as text), then by file name.
+ */
+export function compareRunAge(a: StoredRun, b: StoredRun): number {
+  return runTime(a) - runTime(b) || clashNumber(a) - clashNumber(b) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0);
+}
+
+/** Every final run file in dir, oldest first (compareRunAge); the partial and unreadable files are skipped. */
 export function loadRuns(dir: string = evalsDir()): StoredRun[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json') && !f.startsWith('_partial'))
-    .sort()
     .flatMap((file) => {
       try {
         const run: unknown = JSON.parse(readFileSync(join(dir, file), 'utf8'));
@@ -182,5 +207,6 @@ export function loadRuns(dir: string = evalsDir()): StoredRun[] {
       } catch {
         return [];
       }
-    });
+    })
+    .sort(compareRunAge);
 }

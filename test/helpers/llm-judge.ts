@@ -10,6 +10,29 @@ export const JUDGE_PASS_MIN: Readonly<Record<Criterion, number>> = { clarity: 4,
 export const DEFAULT_JUDGE_MODEL = 'claude-sonnet-5-5';
 const MAX_REPLY_TOKENS = 1024;
 
+/**
+ * Approximate list prices in USD per million tokens (Anthropic's published standard rates, late 2026), to put
+ * a cost on a judge call; not a bill: no batch or cache rates (the judge uses neither). Update when a price
+ * or the default model changes. Dated ids (`…-20251001`) use their alias's price.
+ */
+export const JUDGE_PRICES_USD_PER_MTOK: Readonly<Record<string, { input: number; output: number }>> = {
+  'claude-sonnet-5-5': { input: 2, output: 10 },
+  'claude-sonnet-5': { input: 2, output: 10 },
+  'claude-opus-5-5': { input: 4, output: 20 },
+  'claude-opus-5': { input: 5, output: 25 },
+  'claude-sonnet-4-6': { input: 3, output: 15 },
+  'claude-sonnet-4-5': { input: 3, output: 15 },
+  'claude-haiku-4-5': { input: 1, output: 5 },
+};
+
+/** The approximate cost of one call from its token counts; 0 with a note for a model not in the price table. */
+export function judgeCostUsd(model: string, inputTokens: number, outputTokens: number): { costUsd: number; note: string | null } {
+  const price = JUDGE_PRICES_USD_PER_MTOK[model.replace(/-\d{8}$/, '')];
+  if (price === undefined) return { costUsd: 0, note: `no price on file for ${model}: cost recorded as $0 (add it to JUDGE_PRICES_USD_PER_MTOK)` };
+  const usd = (inputTokens * price.input + outputTokens * price.output) / 1_000_000;
+  return { costUsd: Math.round(usd * 1e6) / 1e6, note: null };
+}
+
 export interface JudgeScore {
   score: number;
   reason: string;
@@ -30,6 +53,9 @@ export interface JudgeVerdict {
   model: string;
   inputTokens: number;
   outputTokens: number;
+  /** Approximate, from the token counts and JUDGE_PRICES_USD_PER_MTOK; 0 when the model has no price (see costNote). */
+  costUsd: number;
+  costNote: string | null;
   durationMs: number;
   raw: string;
 }
@@ -161,12 +187,16 @@ export async function judgeSection(section: DocSection, opts: { model?: string; 
   });
   const raw = reply.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
   const scores = parseJudgeJSON(raw);
+  const { input_tokens: inputTokens, output_tokens: outputTokens } = reply.usage;
+  const cost = judgeCostUsd(model, inputTokens, outputTokens);
   return {
     scores,
     passed: judgePassed(scores),
     model,
-    inputTokens: reply.usage.input_tokens,
-    outputTokens: reply.usage.output_tokens,
+    inputTokens,
+    outputTokens,
+    costUsd: cost.costUsd,
+    costNote: cost.note,
     durationMs: Math.round(performance.now() - started),
     raw,
   };
