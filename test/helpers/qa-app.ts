@@ -1,6 +1,6 @@
 // The qa-app fixture (test/fixtures/qa-app): its server, its planted bugs, and the score of a QA report
 // against them (pure, unit-tested).
-import { readFileSync, statSync } from 'node:fs';
+import { cpSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const QA_APP_DIR = join(import.meta.dir, '..', 'fixtures', 'qa-app');
@@ -16,14 +16,16 @@ export interface PlantedBug {
   keywordGroups: string[][];
 }
 
-/** Files the server never hands out: the answer key is not part of the app. */
-const PRIVATE_FILES = new Set(['/planted-bugs.json']);
+/** The answer key: never served, never copied into an agent's working dir. */
+const ANSWER_KEY = 'planted-bugs.json';
 
 /**
- * Serves the shop on 127.0.0.1 (random port). The only API is POST /api/order; everything unknown is a
- * 404 page, which is what makes the checkout (it posts to /api/orders) and the shipping link fail.
+ * Serves the shop from dir (the fixture, or a copy an agent may edit) on 127.0.0.1, random port. Files are
+ * read on every request and never cached, so an edit shows on the next load, as with a dev server. The only
+ * API is POST /api/order; everything unknown is a 404 page, which is what makes the checkout (it posts to
+ * /api/orders) and the shipping link fail. Hidden paths (.git, .claude, .gstack) and the answer key are 404s.
  */
-export function startQaAppServer() {
+export function startQaAppServer(dir: string = QA_APP_DIR) {
   let orders = 0;
   const server = Bun.serve({
     hostname: '127.0.0.1',
@@ -31,8 +33,9 @@ export function startQaAppServer() {
     fetch(req) {
       const path = new URL(req.url).pathname;
       if (path === '/api/order' && req.method === 'POST') return Response.json({ orderId: `FH-${1000 + ++orders}` }, { status: 201 });
-      const file = join(QA_APP_DIR, path === '/' ? 'index.html' : path);
-      if (req.method === 'GET' && !path.includes('..') && !PRIVATE_FILES.has(path) && isFile(file)) return new Response(Bun.file(file));
+      const file = join(dir, path === '/' ? 'index.html' : path);
+      const hidden = path.split('/').some((segment) => segment.startsWith('.'));
+      if (req.method === 'GET' && !hidden && path !== `/${ANSWER_KEY}` && isFile(file)) return new Response(Bun.file(file), { headers: { 'cache-control': 'no-store' } });
       return new Response('<!doctype html><title>Page not found · Fernhill Goods</title><h1>Page not found</h1><p><a href="/">Back to the shop</a></p>', {
         status: 404,
         headers: { 'content-type': 'text/html; charset=utf-8' },
@@ -40,6 +43,11 @@ export function startQaAppServer() {
     },
   });
   return { url: `http://127.0.0.1:${server.port}`, orders: () => orders, stop: () => server.stop(true) };
+}
+
+/** Copies the app's files (not the answer key) into dest, for an agent that is allowed to fix them. */
+export function copyQaApp(dest: string): void {
+  cpSync(QA_APP_DIR, dest, { recursive: true, filter: (src) => src !== join(QA_APP_DIR, ANSWER_KEY) });
 }
 
 function isFile(path: string): boolean {
@@ -56,7 +64,7 @@ export interface BugScore {
   total: number;
 }
 
-export function loadPlantedBugs(path: string = join(QA_APP_DIR, 'planted-bugs.json')): PlantedBug[] {
+export function loadPlantedBugs(path: string = join(QA_APP_DIR, ANSWER_KEY)): PlantedBug[] {
   return (JSON.parse(readFileSync(path, 'utf8')) as { bugs: PlantedBug[] }).bugs;
 }
 
