@@ -52,3 +52,6 @@ export const CHROMIUM_ARGS = [
 
 export const MISSING_CHROMIUM_HINT =
   'No Chromium found. Run ./setup, or install one (Debian/Ubuntu: `sudo apt-get install -y chromium`; macOS: `bunx playwright install chromium`), or set BROWSE_CHROMIUM_PATH.';
+
+export const LAUNCH_FAILED_HINT =
+  'Install the libraries Chromium needs (Debian/Ubuntu: `sudo apt-get install -y chromium`), or point BROWSE_CHROMIUM_PATH at a working Chrome/Chromium.';

@@ -36,10 +36,17 @@ export function isConnectionRefused(e: unknown): boolean {
   return /ConnectionRefused|ECONNREFUSED|FailedToOpenSocket/i.test(code) || /Unable to connect|ECONNREFUSED/i.test(String(e));
 }
 
-export async function fetchHealth(state: DaemonState, timeoutMs: number): Promise<{ status: string } | null> {
+export interface Health {
+  status: string;
+  mode?: string;
+  uptime?: number;
+  tabs?: number;
+}
+
+export async function fetchHealth(state: DaemonState, timeoutMs: number): Promise<Health | null> {
   try {
     const r = await fetch(`${base(state)}/health`, { signal: AbortSignal.timeout(timeoutMs) });
-    return r.ok ? ((await r.json()) as { status: string }) : null;
+    return r.ok ? ((await r.json()) as Health) : null;
   } catch {
     return null;
   }

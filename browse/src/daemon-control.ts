@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { busyError, fetchHealth, postCommand } from './client';
-import { isCompiled, readBinaryVersion, type Paths } from './config';
+import { readBinaryVersion, selfArgv, type Paths } from './config';
 import { BrowseError } from './errors';
 import { ensureStateDir, isOurDaemon, isPidAlive, readState, removeStateIfOwned, type DaemonState } from './state';
 
@@ -115,7 +115,7 @@ export async function startDaemon(paths: Paths): Promise<DaemonState> {
 
 async function spawnDaemon(paths: Paths, deadline: number): Promise<DaemonState> {
   const logFd = openSync(paths.daemonLog, 'a', 0o600);
-  const argv = isCompiled ? [process.execPath, '__daemon'] : [process.execPath, process.argv[1], '__daemon'];
+  const argv = selfArgv('__daemon');
   const child = spawn(argv[0], argv.slice(1), {
     cwd: paths.root,
     detached: true, // own session: survives the calling shell and its signals
