@@ -85,6 +85,8 @@ interface VirtualDisplay {
 }
 
 const RESTORABLE_URL = /^(https?|file):/i;
+/** How long a page may take to evaluate `1` before it counts as stuck. */
+const STUCK_PROBE_MS = 1000;
 const MAX_SAVED_HTML = 5_000_000;
 
 // A page that does not answer (busy script, stuck load) must not stall a recreation: give up on it.
@@ -105,6 +107,10 @@ export class BrowserManager {
   private nextId = 1;
   private closing = false;
   private recreating = false;
+  /** One-line notices for the next reply (dialogs the pages opened and how they were answered). */
+  private readonly notices: string[] = [];
+  /** The tab whose stuck page is being replaced: the next page the context opens becomes its page. */
+  private replacing: Tab | undefined;
   private env: NodeJS.ProcessEnv = process.env;
   private options: ContextOptions = { viewport: { ...DEFAULTS.viewport } };
   private headers: Record<string, string> = {};
@@ -191,6 +197,10 @@ export class BrowserManager {
   private adopt(page: Page): Tab {
     const known = this.tabOf.get(page);
     if (known) return known;
+    if (this.replacing) {
+      this.attach(this.replacing, page);
+      return this.replacing;
+    }
     const tab = this.makeTab(page, this.nextId++);
     this.tabs.set(tab.id, tab);
     this.activeId = tab.id; // a popup or new tab takes focus, as it does for a person
@@ -199,13 +209,22 @@ export class BrowserManager {
 
   private makeTab(page: Page, id: number): Tab {
     const tab: Tab = { id, page, inflight: new Map(), refs: new Map(), snapshots: new Map() };
+    this.attach(tab, page);
+    return tab;
+  }
+
+  /** Makes `page` the tab's page: its events now feed the tab; a page it replaced no longer does. */
+  private attach(tab: Tab, page: Page): void {
+    Object.assign(tab, { page, inflight: new Map(), refs: new Map(), snapshots: new Map(), frame: undefined });
     this.tabOf.set(page, tab);
+    const current = () => tab.page === page;
     page.on('close', () => {
-      if (this.tabs.get(tab.id) !== tab) return; // a replaced context closing: its ids now belong to new tabs
+      if (this.tabs.get(tab.id) !== tab || !current()) return; // a replaced context or page: the id lives on
       this.tabs.delete(tab.id);
       if (this.activeId === tab.id) this.activeId = Math.max(0, ...this.tabs.keys());
     });
     page.on('domcontentloaded', () => {
+      if (!current()) return;
       tab.refs = new Map(); // a new document: old refs would point at nothing, or worse, at look-alikes
       tab.frame = undefined;
     });
@@ -226,8 +245,9 @@ export class BrowserManager {
         action: accept ? (promptText !== undefined && dialog.type() === 'prompt' ? `accepted with ${JSON.stringify(promptText)}` : 'accepted') : 'dismissed',
       });
       (accept ? dialog.accept(dialog.type() === 'prompt' ? promptText : undefined) : dialog.dismiss()).catch(() => {});
+      // The page's text stays out of the notice: it is not inside the untrusted envelope.
+      this.notices.push(`(a ${dialog.type()}() dialog was ${accept ? 'accepted' : 'dismissed'}: \`dialog\` shows it; dialog-accept / dialog-dismiss choose for the next ones)`);
     });
-    return tab;
   }
 
   /**
@@ -301,6 +321,29 @@ export class BrowserManager {
     this.activeId = tab.id;
     if (url) await page.goto(url, { waitUntil: 'domcontentloaded', timeout: DEFAULTS.navigationTimeoutMs });
     return tab;
+  }
+
+  takeNotices(): string[] {
+    return this.notices.splice(0);
+  }
+
+  /**
+   * After a command ran out of time: when the tab's renderer no longer answers (a script in an endless
+   * loop, a hung page), the tab gets a fresh blank page under the same id and the stuck one is closed.
+   * Cookies, storage and the other tabs are untouched. Returns the URL it was on, or undefined if it answers.
+   */
+  async replaceIfStuck(tab: Tab): Promise<string | undefined> {
+    if (tab.page.isClosed() || (await within(tab.page.evaluate('1').then(() => true), STUCK_PROBE_MS))) return undefined;
+    const stuck = tab.page;
+    const url = stuck.url();
+    this.replacing = tab;
+    try {
+      this.attach(tab, await this.browserContext.newPage());
+    } finally {
+      this.replacing = undefined;
+    }
+    void within(stuck.close({ runBeforeUnload: false }), 5000);
+    return url;
   }
 
   /** Closing the last tab leaves a blank one, so the session always has a page to act on. */

@@ -48,7 +48,7 @@ export async function runFull(argv: string[]): Promise<Outcome> {
   const input = parseInput(cmd, words);
   if (cmd.local) {
     const out = await cmd.run({} as CommandContext, input);
-    return { out: typeof out === 'string' ? out : out.text, code: 0 };
+    return typeof out === 'string' ? { out, code: 0 } : { out: out.text, code: out.failed ? 1 : 0 };
   }
   const paths = resolvePaths();
   if (cmd.whenNoDaemon && !forceRestart) {

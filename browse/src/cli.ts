@@ -1,14 +1,14 @@
 // Entry point of the one binary: `browse <command>` (CLI) or `browse __daemon` (the daemon).
 // The warm path below imports only small modules: a call to a running daemon must cost milliseconds.
 import { finishReply, isConnectionRefused, postWatched, type Outcome } from './client';
-import { readBinaryVersion, resolvePaths } from './config';
+import { CLI_ONLY_COMMANDS, readBinaryVersion, resolvePaths } from './config';
 import { BrowseError, oneLine } from './errors';
 import { isOurDaemon, readState } from './state';
 
 /** A running daemon of our version: send straight away. null = take the full path (nothing was sent). */
 async function tryWarm(argv: string[]): Promise<Outcome | null> {
   const [name, ...words] = argv;
-  if (!name || name.startsWith('-')) return null;
+  if (!name || name.startsWith('-') || CLI_ONLY_COMMANDS.has(name)) return null;
   const paths = resolvePaths();
   const state = readState(paths);
   if (!state || state.binaryVersion !== readBinaryVersion() || !isOurDaemon(state.pid)) return null;
@@ -30,6 +30,11 @@ async function main(): Promise<void> {
     const { runDaemon } = await import('./server'); // Playwright loads only in the daemon
     await runDaemon();
     return;
+  }
+  if (argv[0] === '__check-chromium') {
+    const { runChromiumCheck } = await import('./chromium-check'); // spawned by `doctor`, which never loads Playwright itself
+    await runChromiumCheck(argv.slice(1));
+    process.exit(0);
   }
   let result: Outcome;
   try {

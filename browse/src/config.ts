@@ -39,6 +39,11 @@ export function resolvePaths(env = process.env, cwd = process.cwd()): Paths {
 // True inside a `bun build --compile` binary, whose modules live in Bun's embedded file system.
 export const isCompiled = Bun.main.includes('$bunfs') || Bun.main.includes('~BUN');
 
+/** argv that runs this same program in a hidden mode (`__daemon`, `__check-chromium`), compiled or from source. */
+export function selfArgv(mode: string): string[] {
+  return isCompiled ? [process.execPath, mode] : [process.execPath, process.argv[1], mode];
+}
+
 // The build writes `git rev-parse HEAD` beside the binary; source runs report "dev".
 export function readBinaryVersion(): string {
   if (!isCompiled) return 'dev';
@@ -56,13 +61,25 @@ export function intFromEnv(name: string, fallback: number, env = process.env): n
   return Number.isFinite(n) && n >= 0 ? n : fallback;
 }
 
+/**
+ * The registry's `cliOnly` commands, which skip the warm path: they check this process, and must not wait on
+ * a daemon that may be the problem. Loading the registry in the warm path would cost its milliseconds, so
+ * the names are mirrored here; a unit test keeps this set equal to the registry's.
+ */
+export const CLI_ONLY_COMMANDS = new Set(['doctor']);
+
 export const DEFAULTS = {
   idleTimeoutMs: 30 * 60 * 1000,
   actionTimeoutMs: 5_000,
   navigationTimeoutMs: 15_000,
   settleTimeoutMs: 2_000,
-  /** Per-command answer deadline unless the command declares its own. */
+  /** Per-command answer deadline unless the command declares its own (`--timeout` overrides either). */
   commandDeadlineMs: 20_000,
+  navigationDeadlineMs: 15_000,
+  actionDeadlineMs: 5_000,
+  scriptDeadlineMs: 10_000,
+  /** Characters a reply prints unless `--max-output` says otherwise (0: no limit). */
+  outputBudget: 20_000,
   logCapacity: 50_000,
   viewport: { width: 1280, height: 720 },
 } as const;

@@ -9,6 +9,7 @@ import { DEFAULTS, intFromEnv, readBinaryVersion, resolvePaths } from './config'
 import { BrowseError, translateError } from './errors';
 import { envelope, wellFormed } from './egress';
 import { LogStore } from './logs';
+import { bound, writeOutput } from './output';
 import { assertSafeDestination } from './policy';
 import { resolveTarget } from './refs';
 import { ensureStateDir, removeStateIfOwned, writeState, type DaemonState } from './state';
@@ -90,7 +91,8 @@ export async function runDaemon(): Promise<void> {
   const execute = async (name: string, words: string[], tabId: number | undefined, cwd: string | undefined): Promise<CommandResult> => {
     const cmd = findCommand(name);
     if (!cmd) throw unknownCommand(name);
-    const input = parseInput(cmd, words);
+    if (cmd.cliOnly) throw new BrowseError(`${cmd.name} runs in the browse CLI, not inside the daemon.`, `Run \`browse ${cmd.name}\` on its own (not as a chain step or over HTTP).`);
+    const { timeout, maxOutput, offset, out, ...input } = parseInput(cmd, words);
     const tab = browser.tab(tabId);
     if (cmd.mainFrameOnly && tab.frame) {
       throw new BrowseError(`${cmd.name} acts on the whole tab, but a frame is entered.`, 'Run `frame main` first.');
@@ -99,6 +101,7 @@ export async function runDaemon(): Promise<void> {
       if (a.kind === 'url' && input[a.name] !== undefined) await assertSafeDestination(String(input[a.name]));
     }
     const startedAt = Date.now();
+    const deadline = timeout !== undefined ? Math.max(1, Number(timeout)) : (cmd.deadlineFor?.(input) ?? cmd.deadlineMs ?? DEFAULTS.commandDeadlineMs);
     const target = cmd.args?.find((a) => a.kind === 'selector' && input[a.name] !== undefined);
     const ctx: CommandContext = {
       tab,
@@ -107,19 +110,31 @@ export async function runDaemon(): Promise<void> {
       browser,
       logs,
       daemon,
-      actionTimeout: DEFAULTS.actionTimeoutMs,
+      // Playwright's own timeouts end a little before the deadline, so its more precise error wins the race.
+      actionTimeout: timeout !== undefined ? Math.max(100, deadline - 1000) : Math.max(100, Math.min(DEFAULTS.actionTimeoutMs, deadline - 1000)),
+      navigationTimeout: Math.max(100, (deadline || DEFAULTS.navigationTimeoutMs) - 500),
       resolve: (sel) => resolveTarget(tab.refs, tab.frame ?? tab.page.mainFrame(), sel),
-      settle: () => browser.settle(tab, startedAt),
+      settle: () => browser.settle(tab, startedAt, deadline ? Math.min(DEFAULTS.settleTimeoutMs, startedAt + deadline - 250 - Date.now()) : undefined),
       callerPath: (p) => (isAbsolute(p) ? p : resolve(cwd && isAbsolute(cwd) ? cwd : process.cwd(), p)),
       execute: (n, w) => execute(n, w, tabId, cwd),
     };
+    let result: CommandResult;
     try {
-      const out = await withDeadline(cmd.run(ctx, input), cmd.deadlineMs ?? DEFAULTS.commandDeadlineMs, cmd.name);
-      const result = typeof out === 'string' ? { text: out } : out;
-      return cmd.untrusted ? { ...result, text: envelope(result.text) } : result;
+      const raw = await withDeadline(cmd.run(ctx, input), deadline, cmd.name, timeout !== undefined);
+      result = typeof raw === 'string' ? { text: raw } : raw;
     } catch (e) {
-      throw translateError(e, target ? String(input[target.name]) : undefined);
+      const err = translateError(e, target ? String(input[target.name]) : undefined);
+      const url = err.status === 504 ? await browser.replaceIfStuck(tab) : undefined;
+      if (url === undefined) throw err;
+      throw new BrowseError(
+        `${err.message} Tab ${tab.id}'s page stopped answering (a script in an endless loop, or a hung page), so it was replaced by a blank page; cookies and other tabs are kept.`,
+        `Run \`goto ${url}\` to load it again.`,
+        504,
+      );
     }
+    const text = out !== undefined ? writeOutput(ctx.callerPath(String(out)), result.text) : bound(result.text, cmd, Number(offset ?? 0), maxOutput === undefined ? undefined : Number(maxOutput));
+    const notices = browser.takeNotices();
+    return { ...result, text: [cmd.untrusted && out === undefined ? envelope(text.body) + text.note : text.body + text.note, ...notices].join('\n') };
   };
 
   const handleCommand = async (body: CommandRequest): Promise<Response> => {
@@ -234,12 +249,20 @@ export async function runDaemon(): Promise<void> {
 }
 
 /** The daemon answers within the deadline even if Playwright does not: a stuck page never holds a caller. */
-function withDeadline<T>(work: Promise<T>, ms: number, name: string): Promise<T> {
+function withDeadline<T>(work: Promise<T>, ms: number, name: string, chosen: boolean): Promise<T> {
   if (ms <= 0) return work;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  const seconds = ms < 10_000 ? `${(ms / 1000).toFixed(1).replace(/\.0$/, '')}s` : `${Math.round(ms / 1000)}s`;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(new BrowseError(`${name} did not finish within ${Math.round(ms / 1000)}s.`, 'The page may be busy or stuck: check `tabs` and `console --errors`, then retry (or `goto` the page again).', 504)),
+      () =>
+        reject(
+          new BrowseError(
+            `${name} did not finish within ${seconds}${chosen ? ' (--timeout)' : ''}.`,
+            `The page may be busy or stuck: check \`tabs\` and \`console --errors\`, then retry${chosen ? '' : ' (a longer wait: --timeout <ms>)'} or \`goto\` the page again.`,
+            504,
+          ),
+        ),
       ms,
     );
   });

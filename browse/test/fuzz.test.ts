@@ -134,11 +134,11 @@ describe('fuzz', () => {
     const before = rss();
     await home.run(['goto', fixtures.url('/flood.html?n=200000')]);
     const counted = async () => {
-      const res = await fetch(`${base}/command`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ command: 'console' }) });
+      const res = await fetch(`${base}/command`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ command: 'console', args: ['--max-output', '0'] }) });
       return (await res.text()).split('\n').filter((l) => l.includes('flood message')).length;
     };
     // The ring holds the newest 50,000; wait until the last message has arrived.
-    expect(await waitFor(async () => (await counted()) === 50_000 && (await (await fetch(`${base}/command`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ command: 'console' }) })).text()).includes('flood message 199999 '), 60_000, 500)).toBe(true);
+    expect(await waitFor(async () => (await counted()) === 50_000 && (await (await fetch(`${base}/command`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ command: 'console', args: ['--max-output', '0'] }) })).text()).includes('flood message 199999 '), 60_000, 500)).toBe(true);
     const grown = rss() - before;
     console.log(`console flood: RSS ${before.toFixed(0)} → ${rss().toFixed(0)} MB`);
     expect(grown).toBeLessThan(300);

@@ -4,10 +4,12 @@ import { mkdtempSync, symlinkSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseInput } from '../src/commands/define';
+import { CLI_ONLY_COMMANDS } from '../src/config';
 import { commands, findCommand, unknownCommand } from '../src/commands/index';
 import { parseChainText } from '../src/commands/meta';
 import { BrowseError, translateError } from '../src/errors';
 import { isMetadataAddress, normalizeUrl, validateOutputPath } from '../src/policy';
+import { bound } from '../src/output';
 import { redactValue } from '../src/redact';
 import { RingBuffer } from '../src/ring-buffer';
 
@@ -188,7 +190,48 @@ describe('error translation', () => {
   });
 });
 
+describe('output budgets', () => {
+  const cmd = (name: string) => findCommand(name)!;
+  const lines = Array.from({ length: 100 }, (_, i) => `line ${String(i).padStart(3, '0')} ${'x'.repeat(40)}`).join('\n'); // 49 chars a line
+
+  test('under the budget, the text is untouched and no note is added', () => {
+    expect(bound('short', cmd('text'))).toEqual({ body: 'short', note: '' });
+  });
+
+  test('over the budget, the cut falls on a line end and the note says where to go on', () => {
+    const { body, note } = bound(lines, cmd('console'), 0, 1000);
+    expect(body.endsWith(`${'x'.repeat(40)}`)).toBe(true);
+    expect(body.length).toBe(999); // 20 whole lines of 49 + 19 newlines
+    expect(note).toBe('\n(cut: printed characters 0–999 of 4,999. the rest: --offset 1000; narrow it: console --errors; everything: --out <file> or --max-output 0)');
+    expect(lines.slice(1000).startsWith('line 020')).toBe(true); // --offset 1000 starts the next line
+  });
+
+  test('the narrowing hint fits the command: -s for snapshot, a selector for text, none for js', () => {
+    expect(bound(lines, cmd('snapshot'), 0, 100).note).toContain('narrow it: snapshot -s <selector> (or -i, -d <N>)');
+    expect(bound(lines, cmd('text'), 0, 100).note).toContain('narrow it: text <selector>');
+    expect(bound(lines, cmd('js'), 0, 100).note).not.toContain('narrow it');
+  });
+
+  test('offsets, no limit, and commands that bound themselves', () => {
+    expect(bound(lines, cmd('text'), 4900, 1000)).toEqual({ body: lines.slice(4900), note: '\n(characters 4,900–4,999 of 4,999)' });
+    expect(bound(lines, cmd('text'), 5000).note).toBe('\n(--offset 5,000 is past the end: the output has 4,999 characters)');
+    expect(bound(lines, cmd('text'), 0, 0).body).toBe(lines);
+    expect(bound('y'.repeat(30_000), cmd('screenshot')).body).toHaveLength(30_000);
+    expect(bound('y'.repeat(30_000), cmd('text')).body).toHaveLength(20_000);
+    expect(() => bound(lines, cmd('text'), -1)).toThrow('--offset and --max-output take 0 or more.');
+  });
+
+  test('every command takes --timeout, --max-output, --offset and --out; their values are checked', () => {
+    expect(parseInput(cmd('url'), ['--timeout', '500', '--max-output', '0', '--offset', '10', '--out', 'x.txt'])).toEqual({ timeout: 500, maxOutput: 0, offset: 10, out: 'x.txt' });
+    expect(() => parseInput(cmd('url'), ['--timeout', 'soon'])).toThrow('--timeout must be a whole number');
+  });
+});
+
 describe('module graph', () => {
+  test("the CLI's warm path skips exactly the registry's cliOnly commands", () => {
+    expect([...CLI_ONLY_COMMANDS].sort()).toEqual(commands.filter((c) => c.cliOnly).map((c) => c.name).sort());
+  });
+
   test('the CLI side (registry and full path) never loads Playwright: it would cost ~90 ms a call', () => {
     const probe = Bun.spawnSync(
       [process.execPath, '-e', "await import('./browse/src/commands/index.ts'); await import('./browse/src/cli-full.ts'); console.log(Object.keys(require.cache).filter((k) => k.includes('playwright')).join(' '))"],

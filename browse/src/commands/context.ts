@@ -25,7 +25,10 @@ export interface CommandContext {
   readonly browser: BrowserManager;
   readonly logs: LogStore;
   readonly daemon: DaemonInfo;
+  /** Playwright timeout for one element action: a little under the command's deadline. */
   readonly actionTimeout: number;
+  /** Playwright timeout for a navigation, likewise. */
+  readonly navigationTimeout: number;
   /** CSS selector (in ctx.frame) or @ref (checked to still exist, unambiguously) → a Locator. */
   resolve(target: string): Promise<Locator>;
   /** After an action: wait briefly for the network requests it started. */

@@ -33,10 +33,18 @@ export interface FlagSpec {
 
 /** Flags of the CLI itself, given before the command (`browse --force-restart goto …`). */
 export const GLOBAL_FLAGS = [
-  { name: '--force-restart', description: 'replace a running daemon (the only way to end a stuck one)' },
+  { name: '--force-restart', description: 'replace a running daemon, even a stuck one' },
   { name: '--version', description: 'print the binary version' },
   { name: '--help', description: 'same as `help`' },
 ] as const;
+
+/** Flags every command takes, handled by the daemon's pipeline rather than the handler. */
+export const COMMON_FLAGS: FlagSpec[] = [
+  { name: '--timeout', kind: 'int', value: '<ms>', description: 'Answer within this many ms instead of the command\'s own deadline' },
+  { name: '--max-output', kind: 'int', value: '<n>', description: 'Print at most n characters (default 20000; 0 = no limit); the last line says what was cut' },
+  { name: '--offset', kind: 'int', value: '<n>', description: 'Skip the first n characters of the output (to read past a cut)' },
+  { name: '--out', kind: 'string', value: '<path>', description: 'Write the whole output to this file and print only where it went' },
+];
 
 export type Input = Record<string, string | number | boolean | string[] | undefined>;
 
@@ -59,6 +67,8 @@ export interface CommandSpec {
   usage?: string;
   /** Runs in the CLI process without a daemon (needs no browser). */
   local?: boolean;
+  /** Must run in the caller's CLI process (it checks that binary and environment): the daemon refuses it. */
+  cliOnly?: boolean;
   /** With no arguments, the CLI passes standard input (when piped) as the first argument. */
   stdin?: boolean;
   /** When no daemon is running, the CLI prints this instead of starting one just to run the command. */
@@ -69,6 +79,10 @@ export interface CommandSpec {
   untrusted?: boolean;
   /** How long the daemon lets the command run before answering with an error (0: no limit). */
   deadlineMs?: number;
+  /** The deadline when it depends on the input (`wait` runs as long as asked). */
+  deadlineFor?(input: Input): number;
+  /** The output carries its own bound (base64 of a capped PNG): no default character budget. */
+  unbudgeted?: boolean;
   run(ctx: CommandContext, input: Input): Promise<string | CommandResult>;
 }
 
@@ -103,8 +117,10 @@ function usageError(cmd: Command, problem: string): BrowseError {
 export function parseInput(cmd: Command, raw: readonly string[]): Input {
   const input: Input = {};
   const positional: string[] = [];
-  const flags = cmd.flags ?? [];
-  let flagsDone = flags.length === 0;
+  const flags = [...(cmd.flags ?? []), ...COMMON_FLAGS];
+  // A command without flags of its own reads other `--words` as text (`type --verbose`).
+  const ownFlags = Boolean(cmd.flags?.length);
+  let flagsDone = false;
   for (let i = 0; i < raw.length; i++) {
     const word = raw[i];
     if (typeof word !== 'string') throw usageError(cmd, `Argument ${i + 1} is not a string.`);
@@ -115,6 +131,10 @@ export function parseInput(cmd: Command, raw: readonly string[]): Input {
     if (!flagsDone && word.startsWith('--')) {
       const [name, inline] = word.includes('=') ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : [word, undefined];
       const spec = flags.find((f) => f.name === name);
+      if (!spec && !ownFlags) {
+        positional.push(word);
+        continue;
+      }
       if (!spec) throw usageError(cmd, `Unknown flag '${name}' for ${cmd.name}.`);
       if (spec.kind === 'boolean') {
         if (inline !== undefined) throw usageError(cmd, `Flag ${name} takes no value.`);

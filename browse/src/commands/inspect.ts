@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../config';
 import { BrowseError } from '../errors';
 import { formatConsole, formatDialog, formatNetwork } from '../logs';
 import { redactValue } from '../redact';
@@ -12,6 +13,7 @@ export function showValue(value: unknown): string {
 
 export const js = defineCommand({
   name: 'js',
+  deadlineMs: DEFAULTS.scriptDeadlineMs,
   untrusted: true,
   category: 'read',
   group: 'Inspect',

@@ -1,7 +1,8 @@
 import type { Locator } from 'playwright';
 import { BrowseError } from '../errors';
 import { describeTarget } from '../refs';
-import { defineCommand } from './define';
+import { DEFAULTS } from '../config';
+import { defineCommand, type Input } from './define';
 
 /**
  * Playwright's actionability wait costs two animation frames (~33 ms) even for an element that is
@@ -33,6 +34,7 @@ function readyForPointer(loc: Locator, timeout: number): Promise<boolean> {
 
 export const click = defineCommand({
   name: 'click',
+  deadlineMs: DEFAULTS.actionDeadlineMs,
   category: 'write',
   group: 'Interact',
   description: 'Click an element; waits briefly (≤2 s) for requests it started',
@@ -48,6 +50,7 @@ export const click = defineCommand({
 
 export const fill = defineCommand({
   name: 'fill',
+  deadlineMs: DEFAULTS.actionDeadlineMs,
   category: 'write',
   group: 'Interact',
   description: 'Replace the value of an input, textarea or contenteditable; fires input and change',
@@ -66,6 +69,7 @@ export const fill = defineCommand({
 
 export const select = defineCommand({
   name: 'select',
+  deadlineMs: DEFAULTS.actionDeadlineMs,
   category: 'write',
   group: 'Interact',
   description: 'Choose an option of a <select> by value or visible label',
@@ -82,6 +86,7 @@ export const select = defineCommand({
 
 export const hover = defineCommand({
   name: 'hover',
+  deadlineMs: DEFAULTS.actionDeadlineMs,
   category: 'write',
   group: 'Interact',
   description: 'Move the mouse over an element',
@@ -97,6 +102,7 @@ const MAX_TYPE_CHARS = 5_000; // ~1 ms a key: longer input would hold the page f
 
 export const type = defineCommand({
   name: 'type',
+  deadlineMs: DEFAULTS.actionDeadlineMs,
   category: 'write',
   group: 'Interact',
   description: 'Type text into the focused element, key by key (output shows only the length)',
@@ -113,6 +119,7 @@ export const type = defineCommand({
 
 export const press = defineCommand({
   name: 'press',
+  deadlineMs: DEFAULTS.actionDeadlineMs,
   category: 'write',
   group: 'Interact',
   description: 'Press a key or chord: Enter, Tab, Escape, ArrowDown, Control+A …',
@@ -131,6 +138,7 @@ export const press = defineCommand({
 
 export const scroll = defineCommand({
   name: 'scroll',
+  deadlineMs: DEFAULTS.actionDeadlineMs,
   category: 'write',
   group: 'Interact',
   description: 'Scroll an element into view, or the page to the bottom',
@@ -151,9 +159,19 @@ export const scroll = defineCommand({
 const LOAD_STATES = ['networkidle', 'load', 'domcontentloaded'] as const;
 const MAX_WAIT_MS = 60_000; // longer waits belong in a loop the agent controls
 
+/** `wait`'s own time limit; `wait --load 3000` puts the number in the selector slot. */
+function waitTimeout(input: Input): { selector: unknown; timeout: number } {
+  let { selector, ms } = input;
+  if (LOAD_STATES.some((s) => input[s]) && selector !== undefined && ms === undefined && /^\d+$/.test(String(selector))) {
+    ms = Number(selector);
+    selector = undefined;
+  }
+  return { selector, timeout: ms === undefined ? 10_000 : Number(ms) };
+}
+
 export const wait = defineCommand({
   name: 'wait',
-  deadlineMs: 65_000, // its own wait (≤ 60 s) decides
+  deadlineFor: (input) => Math.min(MAX_WAIT_MS, Math.max(0, waitTimeout(input).timeout)) + 1000, // as long as asked
   category: 'read',
   group: 'Interact',
   description: 'Wait for an element to be visible, or for a load state (default up to 10 s)',
@@ -165,13 +183,7 @@ export const wait = defineCommand({
   flags: LOAD_STATES.map((s) => ({ name: `--${s}` as const, kind: 'boolean' as const, description: `Wait for the ${s} load state` })),
   async run(ctx, input) {
     const states = LOAD_STATES.filter((s) => input[s]);
-    let { selector, ms } = input;
-    // `wait --load 3000`: the number lands in the selector slot.
-    if (states.length && selector !== undefined && ms === undefined && /^\d+$/.test(String(selector))) {
-      ms = Number(selector);
-      selector = undefined;
-    }
-    const timeout = ms === undefined ? 10_000 : Number(ms);
+    const { selector, timeout } = waitTimeout(input);
     if (timeout < 0 || timeout > MAX_WAIT_MS) throw new BrowseError(`The wait time must be between 0 and ${MAX_WAIT_MS} ms.`, 'Give milliseconds, e.g. `wait .done 3000`.');
     if (states.length > 1 || (states.length === 1) === (selector !== undefined)) {
       throw new BrowseError('wait needs exactly one of: a selector, --networkidle, --load, --domcontentloaded.', 'Example: `wait .result` or `wait --networkidle 5000`.');

@@ -1,5 +1,5 @@
 import { BrowseError, oneLine, translateError } from '../errors';
-import { defineCommand, GLOBAL_FLAGS, GROUP_ORDER, type Command } from './define';
+import { COMMON_FLAGS, defineCommand, GLOBAL_FLAGS, GROUP_ORDER, type Command, type FlagSpec } from './define';
 
 const MAX_CHAIN_STEPS = 50;
 
@@ -65,13 +65,13 @@ export const help = defineCommand({
 
 function renderCommandHelp(cmd: Command): string {
   const lines = [`Usage: browse ${cmd.usage}`, '', cmd.description, `Category: ${cmd.category}`];
-  if (cmd.flags?.length) {
-    lines.push('', 'Flags:');
-    for (const f of cmd.flags) {
+  const flagLines = (flags: readonly FlagSpec[]) =>
+    flags.map((f) => {
       const names = f.short ? `${f.short}, ${f.name}` : f.name;
-      lines.push(`  ${(f.kind === 'boolean' ? names : `${names} ${f.value ?? '<value>'}`).padEnd(28)} ${f.description}`);
-    }
-  }
+      return `  ${(f.kind === 'boolean' ? names : `${names} ${f.value ?? '<value>'}`).padEnd(28)} ${f.description}`;
+    });
+  if (cmd.flags?.length) lines.push('', 'Flags:', ...flagLines(cmd.flags));
+  lines.push('', 'Flags every command takes:', ...flagLines(COMMON_FLAGS));
   return lines.join('\n');
 }
 
@@ -87,6 +87,7 @@ function renderHelp(all: readonly Command[]): string {
     }
     lines.push('');
   }
+  lines.push(`Every command also takes: ${COMMON_FLAGS.map((f) => `${f.name} ${f.value}`).join(', ')}.`);
   lines.push(`Global flags, before the command: ${GLOBAL_FLAGS.map((f) => `${f.name} (${f.description})`).join(', ')}.`, '`help <command>` shows its flags.');
   return lines.join('\n');
 }

@@ -50,6 +50,7 @@ function compactJson(obj: Record<string, unknown>): string {
 
 export const loadHtml = defineCommand({
   name: 'load-html',
+  deadlineMs: DEFAULTS.navigationDeadlineMs,
   category: 'write',
   group: 'Navigate',
   mainFrameOnly: true,
@@ -58,7 +59,7 @@ export const loadHtml = defineCommand({
   async run(ctx, { file }) {
     const real = inputFile(ctx, String(file));
     const url = pathToFileURL(real).href;
-    await ctx.page.goto(url, { waitUntil: 'domcontentloaded', timeout: DEFAULTS.navigationTimeoutMs });
+    await ctx.page.goto(url, { waitUntil: 'domcontentloaded', timeout: ctx.navigationTimeout });
     return `Loaded ${url}`;
   },
 });
@@ -230,6 +231,7 @@ export const data = defineCommand({
 
 export const evalFile = defineCommand({
   name: 'eval',
+  deadlineMs: DEFAULTS.scriptDeadlineMs,
   untrusted: true,
   category: 'read',
   group: 'Inspect',

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import type { RecreateReport, SavedTab, SessionSnapshot, StoredCookie, StoredOrigin } from '../browser-manager';
-import { resolvePaths } from '../config';
+import { DEFAULTS, resolvePaths } from '../config';
 import { BrowseError, plural } from '../errors';
 import { assertSafeDestination, normalizeUrl, safeUrl, validateInputPath, validateOutputPath } from '../policy';
 import { looksSecret } from '../redact';
@@ -38,6 +38,7 @@ export function describeRecreate(ctx: CommandContext, r: RecreateReport, carried
 // `rest` would join the words with spaces and lose paths that contain one: one arg per file instead.
 export const upload = defineCommand({
   name: 'upload',
+  deadlineMs: DEFAULTS.actionDeadlineMs * 2, // a file chooser opens first
   category: 'write',
   group: 'Interact',
   description: 'Set files on a file input, or on the file chooser that clicking the element opens',

@@ -14,7 +14,7 @@ export const tabs = defineCommand({
     const active = ctx.browser.activeTabId;
     const rows = await Promise.all(
       ctx.browser.listTabs().map(async (t) => {
-        const title = await Promise.race([t.page.title().catch(() => ''), new Promise<string>((r) => setTimeout(() => r('(busy)'), 200))]);
+        const title = await Promise.race([t.page.title().catch(() => ''), new Promise<string>((r) => setTimeout(() => r('(busy)'), TITLE_WAIT_MS))]);
         return `${t.id === active ? '*' : ' '} [${t.id}] ${title || '(untitled)'} — ${t.page.url()}`;
       }),
     );
@@ -35,16 +35,21 @@ export const tab = defineCommand({
   },
 });
 
+/** A page too busy to say its title shows "(busy)": `tabs` is on the control path and must answer fast. */
+const TITLE_WAIT_MS = 100;
+
 export const newtab = defineCommand({
   name: 'newtab',
+  deadlineMs: DEFAULTS.navigationDeadlineMs,
   category: 'write',
   group: 'Tabs',
   description: 'Open a new tab (optionally at a URL) and make it active',
   args: [{ name: 'url', kind: 'url' }],
   async run(ctx, { url }) {
     const t = await ctx.browser.newTab();
-    if (url) await t.page.goto(normalizeUrl(String(url)), { waitUntil: 'domcontentloaded', timeout: DEFAULTS.navigationTimeoutMs });
-    return `Opened tab ${t.id}${url ? `: ${t.page.url()}` : ''}`;
+    if (!url) return `Opened tab ${t.id}`;
+    const response = await t.page.goto(normalizeUrl(String(url)), { waitUntil: 'domcontentloaded', timeout: ctx.navigationTimeout });
+    return `Opened tab ${t.id}: ${t.page.url()} (${response ? response.status() : 'no response'})`;
   },
 });
 

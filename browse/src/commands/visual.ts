@@ -161,6 +161,7 @@ function parseClip(raw: string): Rect {
 
 export const screenshot = defineCommand({
   name: 'screenshot',
+  unbudgeted: true, // a path, or base64 of a PNG already capped at 2000 px and 5 MB
   category: 'read',
   group: 'Visual',
   description: `Save a PNG of the full page (default), the viewport, one element or a clip rectangle; longest side ≤ ${MAX_SIDE} px unless --full-res`,
