@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { commands } from '../browse/src/commands/index';
-import { GLOBAL_FLAGS, GROUP_ORDER, type Command, type FlagSpec } from '../browse/src/commands/define';
+import { COMMON_FLAGS, GLOBAL_FLAGS, GROUP_ORDER, type Command, type FlagSpec } from '../browse/src/commands/define';
 import { SNAPSHOT_FLAGS } from '../browse/src/commands/snapshot';
 
 export const ROOT = join(import.meta.dir, '..');
@@ -24,6 +24,7 @@ function commandReference(all: readonly Command[]): string {
     for (const c of inGroup) out.push(`| \`${cell(c.usage)}\` | ${cell(c.description)} |`);
     out.push('');
   }
+  out.push('### Flags every command takes', '', flagTable(COMMON_FLAGS), '');
   const globals = GLOBAL_FLAGS.map((f) => `\`${f.name}\` (${f.description})`).join(', ');
   out.push(`\`$B help <command>\` prints one command's flags in full. Global flags go before the command: ${globals}.`);
   return out.join('\n');
