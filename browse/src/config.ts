@@ -76,7 +76,8 @@ export const DEFAULTS = {
   /** Per-command answer deadline unless the command declares its own (`--timeout` overrides either). */
   commandDeadlineMs: 20_000,
   navigationDeadlineMs: 15_000,
-  actionDeadlineMs: 5_000,
+  /** Playwright's 5 s wait for the element, then its settle: the daemon's backstop comes a second later. */
+  actionDeadlineMs: 6_000,
   scriptDeadlineMs: 10_000,
   /** Characters a reply prints unless `--max-output` says otherwise (0: no limit). */
   outputBudget: 20_000,

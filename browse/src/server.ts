@@ -101,7 +101,8 @@ export async function runDaemon(): Promise<void> {
       if (a.kind === 'url' && input[a.name] !== undefined) await assertSafeDestination(String(input[a.name]));
     }
     const startedAt = Date.now();
-    const deadline = timeout !== undefined ? Math.max(1, Number(timeout)) : (cmd.deadlineFor?.(input) ?? cmd.deadlineMs ?? DEFAULTS.commandDeadlineMs);
+    if (Number(timeout) < 0) throw new BrowseError('--timeout takes milliseconds, 0 or more (0: no deadline).', 'Example: --timeout 30000');
+    const deadline = timeout !== undefined ? Number(timeout) : (cmd.deadlineFor?.(input) ?? cmd.deadlineMs ?? DEFAULTS.commandDeadlineMs);
     const target = cmd.args?.find((a) => a.kind === 'selector' && input[a.name] !== undefined);
     const ctx: CommandContext = {
       tab,
@@ -110,9 +111,10 @@ export async function runDaemon(): Promise<void> {
       browser,
       logs,
       daemon,
-      // Playwright's own timeouts end a little before the deadline, so its more precise error wins the race.
-      actionTimeout: timeout !== undefined ? Math.max(100, deadline - 1000) : Math.max(100, Math.min(DEFAULTS.actionTimeoutMs, deadline - 1000)),
-      navigationTimeout: Math.max(100, (deadline || DEFAULTS.navigationTimeoutMs) - 500),
+      // Playwright's own timeouts end a little before the deadline, so its more precise error wins the race
+      // (0 for Playwright is no limit, as `--timeout 0` asks).
+      actionTimeout: deadline === 0 ? (timeout !== undefined ? 0 : DEFAULTS.actionTimeoutMs) : Math.max(100, timeout !== undefined ? deadline - 1000 : Math.min(DEFAULTS.actionTimeoutMs, deadline - 1000)),
+      navigationTimeout: deadline === 0 ? (timeout !== undefined ? 0 : DEFAULTS.navigationTimeoutMs) : Math.max(100, deadline - 500),
       resolve: (sel) => resolveTarget(tab.refs, tab.frame ?? tab.page.mainFrame(), sel),
       settle: () => browser.settle(tab, startedAt, deadline ? Math.min(DEFAULTS.settleTimeoutMs, startedAt + deadline - 250 - Date.now()) : undefined),
       callerPath: (p) => (isAbsolute(p) ? p : resolve(cwd && isAbsolute(cwd) ? cwd : process.cwd(), p)),

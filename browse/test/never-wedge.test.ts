@@ -69,6 +69,8 @@ describe('a stuck page never wedges the daemon', () => {
     expect(r.stderr).not.toContain('replaced');
     expect(await ok('url')).toBe(fixtures.url('/basic.html'));
 
+    expect((await run(['url', '--timeout', '-5'])).stderr).toContain('--timeout takes milliseconds, 0 or more (0: no deadline).');
+    expect(await ok('js', 'new Promise((r) => setTimeout(() => r(7), 300))', '--timeout', '0')).toBe('7');
     const slow = await run(['goto', fixtures.url('/slow?ms=3000'), '--timeout', '1000']);
     expect(slow.code).toBe(1);
     expect(slow.stderr).not.toContain('replaced');

@@ -40,7 +40,7 @@ export const GLOBAL_FLAGS = [
 
 /** Flags every command takes, handled by the daemon's pipeline rather than the handler. */
 export const COMMON_FLAGS: FlagSpec[] = [
-  { name: '--timeout', kind: 'int', value: '<ms>', description: 'Answer within this many ms instead of the command\'s own deadline' },
+  { name: '--timeout', kind: 'int', value: '<ms>', description: 'Answer within this many ms instead of the command\'s own deadline (0 = none)' },
   { name: '--max-output', kind: 'int', value: '<n>', description: 'Print at most n characters (default 20000; 0 = no limit); the last line says what was cut' },
   { name: '--offset', kind: 'int', value: '<n>', description: 'Skip the first n characters of the output (to read past a cut)' },
   { name: '--out', kind: 'string', value: '<path>', description: 'Write the whole output to this file and print only where it went' },
