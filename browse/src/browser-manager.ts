@@ -5,6 +5,7 @@ import { CHROMIUM_ARGS, findChromium, MISSING_CHROMIUM_HINT, sandboxAllowed } fr
 import { DEFAULTS } from './config';
 import { BrowseError, translateError } from './errors';
 import type { LogStore } from './logs';
+import { harTimings, keptHeaders, type NetworkDetail } from './network-detail';
 import { BLOCKED_REQUEST_PATTERNS, requestBlockedReason, safeUrl } from './policy';
 import type { RefMap } from './refs';
 
@@ -283,13 +284,28 @@ export class BrowserManager {
     const ms = Date.now() - started;
     const url = req.url();
     if (url.startsWith('data:')) return;
-    if (failed) {
-      this.logs.network.push({ ts: started, method: req.method(), url, status: req.failure()?.errorText ?? 'failed', ms });
-      return;
-    }
-    const response = await req.response().catch(() => null);
-    const sizes = await req.sizes().catch(() => null);
-    this.logs.network.push({ ts: started, method: req.method(), url, status: response?.status() ?? 0, ms, bytes: sizes?.responseBodySize });
+    const method = req.method();
+    const response = failed ? null : await req.response().catch(() => null);
+    // Headers come from events Playwright already holds; the body stays in Chromium until asked for.
+    const [sizes, reqHeaders, resHeaders] = await Promise.all([
+      failed ? null : req.sizes().catch(() => null),
+      req.headersArray().catch(() => []),
+      response ? response.headersArray().catch(() => []) : [],
+    ]);
+    const request = keptHeaders(reqHeaders);
+    const reply = keptHeaders(resHeaders);
+    const timing = req.timing();
+    const detail: NetworkDetail = {
+      statusText: failed ? (req.failure()?.errorText ?? 'failed') : (response?.statusText() ?? ''),
+      mimeType: resHeaders.find((h) => h.name.toLowerCase() === 'content-type')?.value ?? '',
+      requestHeaders: request.headers,
+      responseHeaders: reply.headers,
+      headersCut: request.cut + reply.cut,
+      timings: timing.responseEnd >= 0 || timing.responseStart >= 0 ? harTimings(timing) : undefined,
+      body: response ? () => response.body() : undefined,
+    };
+    if (failed) this.logs.recordNetwork({ ts: started, method, url, status: req.failure()?.errorText ?? 'failed', ms }, detail);
+    else this.logs.recordNetwork({ ts: started, method, url, status: response?.status() ?? 0, ms, bytes: sizes?.responseBodySize }, detail);
   }
 
   tab(id?: number): Tab {

@@ -30,11 +30,21 @@ export class RingBuffer<T> {
 
   /** Entries with sequence number >= fromSeq that are still held, oldest first. */
   since(fromSeq = 0): T[] {
+    return this.sinceWithSeq(fromSeq).map((x) => x.item);
+  }
+
+  /** Like `since`, with each entry's sequence number (stable across wraparound and `clear`). */
+  sinceWithSeq(fromSeq = 0): { seq: number; item: T }[] {
     const firstHeld = this.seq - this.size;
-    const start = Math.max(fromSeq, firstHeld);
-    const out: T[] = [];
-    for (let s = start; s < this.seq; s++) out.push(this.items[(this.head + (s - firstHeld)) % this.capacity] as T);
+    const out: { seq: number; item: T }[] = [];
+    for (let s = Math.max(fromSeq, firstHeld); s < this.seq; s++) out.push({ seq: s, item: this.items[(this.head + (s - firstHeld)) % this.capacity] as T });
     return out;
+  }
+
+  /** The entry with this sequence number, if it is still held. */
+  at(seq: number): T | undefined {
+    const firstHeld = this.seq - this.size;
+    return Number.isInteger(seq) && seq >= firstHeld && seq < this.seq ? this.items[(this.head + (seq - firstHeld)) % this.capacity] : undefined;
   }
 
   toArray(): T[] {

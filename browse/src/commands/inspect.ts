@@ -1,8 +1,13 @@
 import { DEFAULTS } from '../config';
-import { BrowseError } from '../errors';
-import { formatConsole, formatDialog, formatNetwork } from '../logs';
+import { BrowseError, plural } from '../errors';
+import { writeFileSync } from 'node:fs';
+import { harOf } from '../har';
+import { formatConsole, formatDialog, formatNetwork, type LogKind, type Logged, type NetworkEntry } from '../logs';
+import { BODY_CAP, DETAIL_LIMIT, describeBody } from '../network-detail';
+import { validateOutputPath } from '../policy';
 import { redactValue } from '../redact';
-import { defineCommand } from './define';
+import type { CommandContext } from './context';
+import { defineCommand, type FlagSpec, type Input } from './define';
 
 /** A page value as text: strings as they are, everything else as JSON (shared by `js` and `eval`). */
 export function showValue(value: unknown): string {
@@ -99,39 +104,148 @@ export const is = defineCommand({
   },
 });
 
-function logCommand<T>(
-  name: 'console' | 'network' | 'dialog',
-  description: string,
-  format: (e: T) => string,
-  extra: { flag: `--${string}`; description: string; keep: (e: T) => boolean }[] = [],
-) {
-  return defineCommand({
-    name,
-    untrusted: true,
-    category: 'read',
-    group: 'Inspect',
-    description,
-    flags: [...extra.map((x) => ({ name: x.flag, kind: 'boolean' as const, description: x.description })), { name: '--clear', kind: 'boolean', description: 'Empty the buffer' }],
-    async run(ctx, input) {
-      const buffer = ctx.logs[name] as unknown as { toArray(): T[]; clear(): void; length: number };
-      if (input.clear) {
-        await ctx.logs.flush(); // entries not yet on disk still reach the log file
-        const n = buffer.length;
-        buffer.clear();
-        return `Cleared ${n} ${name} entries.`;
-      }
-      let entries = buffer.toArray();
-      for (const x of extra) if (input[x.flag.slice(2)]) entries = entries.filter(x.keep);
-      return entries.length ? entries.map(format).join('\n') : `(no ${name} entries)`;
-    },
-  });
+const CURSOR_FLAGS: FlagSpec[] = [
+  { name: '--since-last', kind: 'boolean', description: 'Only entries added since your previous read of this log (every read moves your cursor)' },
+  { name: '--since', kind: 'string', value: '<id|time>', description: 'Only entries after id #N, or at or after an ISO time' },
+];
+const CLEAR_FLAG: FlagSpec = { name: '--clear', kind: 'boolean', description: 'Empty the buffer (ids keep counting)' };
+
+// One cursor per log per caller, the caller being the working directory the CLI sends: agents in
+// different checkouts sharing a daemon don't take each other's entries, and it costs nothing to track.
+// Two agents in the same directory share a cursor (named sessions will scope logs per session anyway).
+const callerOf = (ctx: CommandContext) => ctx.callerPath('.');
+
+/** Entries after --since / --since-last; the read moves the caller's cursor to the newest entry now logged. */
+function readLog<K extends LogKind>(ctx: CommandContext, kind: K, input: Input) {
+  if (input.sinceLast && input.since !== undefined) throw new BrowseError('--since-last and --since both choose where to start.', `Use one: \`${kind} --since-last\` or \`${kind} --since <id|time>\`.`);
+  const caller = callerOf(ctx);
+  const since = input.since === undefined ? undefined : parseSince(String(input.since), kind);
+  let entries = ctx.logs.entries(kind, input.sinceLast ? ctx.logs.cursor(kind, caller) : typeof since === 'number' ? since : 0);
+  if (since instanceof Date) entries = entries.filter((x) => x.entry.ts >= since.getTime());
+  ctx.logs.advanceCursor(kind, caller, ctx.logs.newestId(kind));
+  return entries;
 }
 
-export const consoleLog = logCommand('console', 'Console messages and uncaught errors from all tabs', formatConsole, [
-  { flag: '--errors', description: 'Only errors', keep: (e) => e.level === 'error' },
-]);
-export const network = logCommand('network', 'Finished and failed requests: method, URL, status, time, size', formatNetwork);
-export const dialog = logCommand('dialog', 'Dialogs (alert/confirm/prompt) the pages opened and what was done', formatDialog);
+function parseSince(value: string, kind: LogKind): number | Date {
+  if (/^#?\d+$/.test(value)) return Number(value.replace('#', ''));
+  const t = Date.parse(value);
+  if (/^\d{4}-\d\d-\d\d/.test(value) && !Number.isNaN(t)) return new Date(t);
+  throw new BrowseError(`--since takes an entry id (#123) or an ISO time (2025-01-31T12:00:00Z), not '${value}'.`, `Ids are the #N at the start of each \`${kind}\` line.`);
+}
+
+async function clearLog(ctx: CommandContext, kind: LogKind): Promise<string> {
+  await ctx.logs.flush(); // entries not yet on disk still reach the log file
+  const n = ctx.logs[kind].length;
+  ctx.logs[kind].clear();
+  if (kind === 'network') ctx.logs.networkDetails.clear();
+  return `Cleared ${n} ${kind} entries.`;
+}
+
+const listed = <T>(kind: LogKind, entries: Logged<T>[], format: (e: T, id: number) => string) =>
+  entries.length ? entries.map((x) => format(x.entry, x.id)).join('\n') : `(no ${kind} entries)`;
+
+export const consoleLog = defineCommand({
+  name: 'console',
+  untrusted: true,
+  category: 'read',
+  group: 'Inspect',
+  description: 'Console messages and uncaught errors from all tabs, each with its id (#N)',
+  flags: [{ name: '--errors', kind: 'boolean', description: 'Only errors' }, ...CURSOR_FLAGS, CLEAR_FLAG],
+  async run(ctx, input) {
+    if (input.clear) return clearLog(ctx, 'console');
+    let entries = readLog(ctx, 'console', input);
+    if (input.errors) entries = entries.filter((x) => x.entry.level === 'error');
+    return listed('console', entries, formatConsole);
+  },
+});
+
+export const dialog = defineCommand({
+  name: 'dialog',
+  untrusted: true,
+  category: 'read',
+  group: 'Inspect',
+  description: 'Dialogs (alert/confirm/prompt) the pages opened and what was done, each with its id (#N)',
+  flags: [...CURSOR_FLAGS, CLEAR_FLAG],
+  async run(ctx, input) {
+    if (input.clear) return clearLog(ctx, 'dialog');
+    return listed('dialog', readLog(ctx, 'dialog', input), formatDialog);
+  },
+});
+
+/** `--status 4xx | 404 | failed` → a test on an entry's status. */
+function statusFilter(value: string): (e: NetworkEntry) => boolean {
+  const v = value.toLowerCase();
+  if (v === 'failed') return (e) => typeof e.status === 'string' || e.status === 0;
+  if (/^[1-5]xx$/.test(v)) return (e) => typeof e.status === 'number' && Math.floor(e.status / 100) === Number(v[0]);
+  if (/^[1-5]\d\d$/.test(v)) return (e) => e.status === Number(v);
+  throw new BrowseError(`--status takes a code (404), a class (4xx) or 'failed', not '${value}'.`, 'Example: network --status 5xx');
+}
+
+async function networkDetail(ctx: CommandContext, idText: string, withBody: boolean): Promise<string> {
+  if (!/^#?\d+$/.test(idText)) throw new BrowseError(`'${idText}' is not a request id.`, 'Ids are the #N at the start of each `network` line.');
+  const id = Number(idText.replace('#', ''));
+  const e = ctx.logs.entry('network', id);
+  if (!e) throw new BrowseError(`Request #${id} is not in the network log (cleared, overwritten, or not made yet).`, 'Run `network` to see the ids held.');
+  const d = ctx.logs.networkDetails.get(id);
+  const lines = [
+    `#${id} ${e.method} ${e.url} → ${e.status}${d?.statusText && typeof e.status === 'number' ? ` ${d.statusText}` : ''}`,
+    `started ${new Date(e.ts).toISOString()} · took ${e.ms}ms · size ${e.bytes === undefined ? 'unknown' : `${e.bytes}B`}${d?.mimeType ? ` · ${d.mimeType}` : ''}`,
+  ];
+  if (!d) {
+    lines.push(`(headers not kept: only the newest ${DETAIL_LIMIT} requests keep their details)`);
+    return lines.join('\n');
+  }
+  if (d.timings) {
+    const t = d.timings;
+    const phase = (name: string, ms: number) => `${name} ${ms < 0 ? '-' : `${ms}ms`}`;
+    lines.push(`timing: ${[phase('dns', t.dns), phase('connect', t.connect), phase('tls', t.ssl), phase('wait', t.wait), phase('receive', t.receive)].join(', ')}`);
+  }
+  const block = (title: string, headers: [string, string][]) => [`${title}:`, ...(headers.length ? headers.map(([n, v]) => `  ${n}: ${v}`) : ['  (none)'])];
+  lines.push(...block('request headers', d.requestHeaders), ...block('response headers', d.responseHeaders));
+  if (d.headersCut) lines.push(`(${d.headersCut} more headers not kept: each request keeps about 8 KB of them)`);
+  if (withBody) lines.push('body:', await describeBody(d));
+  else if (d.body) lines.push('(body: add --body)');
+  return lines.join('\n');
+}
+
+export const network = defineCommand({
+  name: 'network',
+  untrusted: true,
+  category: 'read',
+  group: 'Inspect',
+  description: 'Finished and failed requests (id, method, URL, status, time, size); `network <id>` shows one with headers and timing',
+  args: [{ name: 'request', kind: 'string', display: '<id>' }],
+  flags: [
+    { name: '--status', kind: 'string', value: '<4xx|404|failed>', description: 'Only requests with this status, status class, or that failed' },
+    { name: '--method', kind: 'string', value: '<GET>', description: 'Only requests with this method' },
+    { name: '--url', kind: 'string', value: '<text>', description: 'Only requests whose URL contains this text' },
+    ...CURSOR_FLAGS,
+    { name: '--id', kind: 'string', value: '<id>', description: 'Show one request: headers (secrets redacted), timing, size' },
+    { name: '--body', kind: 'boolean', description: `With an id: also the response body (text, first ${BODY_CAP / 1024} KB; while the page is still loaded)` },
+    { name: '--har', kind: 'string', value: '<path>', description: 'Write the network log (after the filters) as a HAR 1.2 file' },
+    CLEAR_FLAG,
+  ],
+  async run(ctx, input) {
+    if (input.clear) return clearLog(ctx, 'network');
+    const id = input.request ?? input.id;
+    if (id !== undefined) return networkDetail(ctx, String(id), Boolean(input.body));
+    if (input.body) throw new BrowseError('--body needs a request id.', 'Example: network 12 --body');
+    const keep = [
+      input.status === undefined ? undefined : statusFilter(String(input.status)),
+      input.method === undefined ? undefined : (e: NetworkEntry) => e.method.toUpperCase() === String(input.method).toUpperCase(),
+      input.url === undefined ? undefined : (e: NetworkEntry) => e.url.includes(String(input.url)),
+    ].filter((f) => f !== undefined);
+    if (input.har !== undefined) {
+      const target = validateOutputPath(ctx.callerPath(String(input.har)));
+      const since = input.since === undefined ? undefined : parseSince(String(input.since), 'network');
+      const entries = ctx.logs.entries('network', typeof since === 'number' ? since : 0).filter((x) => (!(since instanceof Date) || x.entry.ts >= since.getTime()) && keep.every((k) => k(x.entry)));
+      writeFileSync(target, JSON.stringify(harOf(entries, (i) => ctx.logs.networkDetails.get(i), ctx.daemon.binaryVersion), null, 2), { mode: 0o600 });
+      return `Wrote ${plural(entries.length, 'request')} as HAR 1.2 to ${target}`;
+    }
+    const entries = readLog(ctx, 'network', input).filter((x) => keep.every((k) => k(x.entry)));
+    return listed('network', entries, formatNetwork);
+  },
+});
 
 export const cookies = defineCommand({
   name: 'cookies',
