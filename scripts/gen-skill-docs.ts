@@ -25,7 +25,7 @@ function commandReference(all: readonly Command[]): string {
     out.push('');
   }
   out.push('### Flags every command takes', '', flagTable(COMMON_FLAGS), '');
-  const globals = GLOBAL_FLAGS.map((f) => `\`${f.name}\` (${f.description})`).join(', ');
+  const globals = GLOBAL_FLAGS.map((f) => `\`${f.name}${f.value ? ` ${f.value}` : ''}\` (${f.description})`).join(', ');
   out.push(`\`$B help <command>\` prints one command's flags in full. Global flags go before the command: ${globals}.`);
   return out.join('\n');
 }

@@ -147,6 +147,8 @@ describe('docs validator: every $B example runs against the registry', () => {
   test('checks global flags and chain steps in both forms', () => {
     expect(checkInvocation(['--force-restart', 'status'])).toBeNull();
     expect(checkInvocation(['--version'])).toBeNull();
+    expect(checkInvocation(['--session', 'agent-2', 'url'])).toBeNull();
+    expect(checkInvocation(['--session'])).toContain('--session needs a value');
     expect(checkInvocation(['--fast', 'status'])).toContain('unknown global flag --fast');
     expect(checkInvocation(['help', 'gotoo'])).toContain("Unknown command 'gotoo'");
     expect(checkInvocation(['chain'], true)).toBeNull(); // steps come on stdin

@@ -20,6 +20,8 @@ export interface Tab {
   frame?: Frame;
   /** Last snapshot lines per flag set, for `snapshot -D`. */
   snapshots: Map<string, string[]>;
+  /** The title at the last load, shown by `tabs` when the page does not answer in time. */
+  title?: string;
 }
 
 export interface DialogPolicy {
@@ -131,6 +133,20 @@ export class BrowserManager {
     private readonly onBrowserGone: (reason: string) => void,
   ) {}
 
+  /** Set by the session list: why the browser may not be relaunched now (other sessions share it). */
+  relaunchBlocked: (() => string | undefined) | undefined;
+  /** A named session's manager: its own context in the default session's browser. */
+  private shared = false;
+
+  /** A named session: a fresh context (own tabs, cookies, storage) in the browser `main` already runs. */
+  async launchShared(main: BrowserManager): Promise<void> {
+    if (!main.browser) throw new BrowseError('The browser is not running.', 'Run `restart`.', 500);
+    Object.assign(this, { browser: main.browser, shared: true, mode: main.mode, executable: main.executable, env: main.env });
+    this.context = await main.browser.newContext(this.contextOptions(this.options));
+    this.context.on('page', (page) => this.adopt(page));
+    await this.newTab();
+  }
+
   async launch(env = process.env): Promise<void> {
     this.env = env;
     this.browser = this.watch(env.BROWSE_CONNECT || env.BROWSE_CDP_URL ? await this.connectRemote(env) : await this.launchLocal(true));
@@ -216,7 +232,7 @@ export class BrowserManager {
 
   /** Makes `page` the tab's page: its events now feed the tab; a page it replaced no longer does. */
   private attach(tab: Tab, page: Page): void {
-    Object.assign(tab, { page, inflight: new Map(), refs: new Map(), snapshots: new Map(), frame: undefined });
+    Object.assign(tab, { page, inflight: new Map(), refs: new Map(), snapshots: new Map(), frame: undefined, title: undefined });
     this.tabOf.set(page, tab);
     const current = () => tab.page === page;
     page.on('close', () => {
@@ -229,6 +245,10 @@ export class BrowserManager {
       tab.refs = new Map(); // a new document: old refs would point at nothing, or worse, at look-alikes
       tab.frame = undefined;
     });
+    // The last title seen, for `tabs` when the page is too busy to answer in time.
+    const noteTitle = () => void page.title().then((t) => current() && (tab.title = t), () => {});
+    page.on('domcontentloaded', noteTitle);
+    page.on('load', noteTitle);
     page.on('framedetached', (f) => {
       if (tab.frame === f) tab.frame = undefined;
     });
@@ -430,6 +450,11 @@ export class BrowserManager {
   async recreateContext(change: ContextChange = {}): Promise<RecreateReport> {
     if (this.recreating) throw new BrowseError('The browser is already being recreated by another command.', 'Wait for it to finish, then retry.', 503);
     const relaunch = change.headed !== undefined && change.headed !== (this.mode === 'headed');
+    if (relaunch && this.shared) {
+      throw new BrowseError('handoff and resume work in the default session only: a named session shares its browser.', 'Run it without --session (or BROWSE_SESSION).');
+    }
+    const blocked = relaunch ? this.relaunchBlocked?.() : undefined;
+    if (blocked) throw new BrowseError(`${blocked} A handoff or resume relaunches it.`, 'Close them first: `session close <name>` (see `sessions`).');
     if (relaunch && this.mode === 'remote') {
       throw new BrowseError(`The browser is remote (${this.executable}); it cannot be shown here.`, 'Open the remote browser’s own viewer, or run without BROWSE_CONNECT/BROWSE_CDP_URL.');
     }
@@ -543,6 +568,10 @@ export class BrowserManager {
 
   async close(): Promise<void> {
     this.closing = true;
+    if (this.shared) {
+      await this.context?.close().catch(() => {}); // the browser belongs to the default session
+      return;
+    }
     await this.browser?.close().catch(() => {});
     if (this.xvfb) await stopXvfb(this.xvfb);
   }

@@ -31,9 +31,14 @@ async function send(paths: Paths, state: DaemonState, body: CommandBody): Promis
 
 export async function runFull(argv: string[]): Promise<Outcome> {
   let forceRestart = false;
+  let session = process.env.BROWSE_SESSION || undefined;
   while (argv[0]?.startsWith('--')) {
     const flag = argv.shift()!;
     if (flag === '--force-restart') forceRestart = true;
+    else if (flag === '--session') {
+      session = argv.shift();
+      if (!session) throw new BrowseError('--session needs a name.', 'Example: browse --session agent-2 goto http://localhost:3000');
+    }
     else if (flag === '--help') argv.unshift('help');
     else if (flag === '--version') return { out: readBinaryVersion(), code: 0 };
     else throw new BrowseError(`Unknown global flag '${flag}'.`, `Global flags: ${GLOBAL_FLAGS.map((f) => f.name).join(', ')}.`);
@@ -57,6 +62,6 @@ export async function runFull(argv: string[]): Promise<Outcome> {
   }
   // A command that needs no daemon (stop) talks to whatever daemon runs, of any version.
   const initial = await ensureDaemon(paths, { forceRestart, anyVersion: Boolean(cmd.whenNoDaemon) });
-  const { reply, state } = await send(paths, initial, { command: name, args: words, cwd: process.cwd() });
+  const { reply, state } = await send(paths, initial, { command: name, args: words, cwd: process.cwd(), session });
   return finishReply(reply, state, () => startDaemon(paths));
 }

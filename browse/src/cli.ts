@@ -14,7 +14,7 @@ async function tryWarm(argv: string[]): Promise<Outcome | null> {
   if (!state || state.binaryVersion !== readBinaryVersion() || !isOurDaemon(state.pid)) return null;
   let reply;
   try {
-    reply = await postWatched(state, { command: name, args: words, cwd: process.cwd() });
+    reply = await postWatched(state, { command: name, args: words, cwd: process.cwd(), session: process.env.BROWSE_SESSION || undefined });
   } catch (e) {
     if (e instanceof BrowseError) throw e;
     if (isConnectionRefused(e)) return null; // it went away: the full path recovers

@@ -17,6 +17,8 @@ export interface CommandBody {
   args: string[];
   cwd?: string;
   tabId?: number;
+  /** A named session; BROWSE_SESSION when --session is not given. */
+  session?: string;
 }
 
 // A slow command is fine; a daemon that stops answering /health for this long is reported busy.

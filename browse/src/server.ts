@@ -12,6 +12,7 @@ import { LogStore } from './logs';
 import { bound, writeOutput } from './output';
 import { assertSafeDestination } from './policy';
 import { resolveTarget } from './refs';
+import { DEFAULT_SESSION, Sessions, type Session } from './sessions';
 import { ensureStateDir, removeStateIfOwned, writeState, type DaemonState } from './state';
 
 const log = (msg: string) => console.log(`[${new Date().toISOString()}] ${msg}`);
@@ -20,6 +21,8 @@ interface CommandRequest {
   command: string;
   args?: string[];
   tabId?: number;
+  /** A named session (`--session`, BROWSE_SESSION); the default one when absent. */
+  session?: string;
   /** The caller's working directory, for relative paths in arguments. */
   cwd?: string;
 }
@@ -57,12 +60,14 @@ export async function runDaemon(): Promise<void> {
     log(`shutting down: ${reason}`);
     removeStateIfOwned(paths);
     logs.flushSync();
+    sessions.flushAll();
     server?.stop(true);
     await Promise.race([browser.close(), new Promise((r) => setTimeout(r, 5000))]);
     process.exit(code);
   };
 
   const browser = new BrowserManager(logs, (reason) => void shutdown(1, reason));
+  const sessions = new Sessions({ name: DEFAULT_SESSION, browser, logs, createdAt: startedAt, lastUsed: startedAt }, paths, (reason) => void shutdown(1, reason));
   const publishState = () =>
     writeState(paths, {
       pid: process.pid,
@@ -88,7 +93,8 @@ export async function runDaemon(): Promise<void> {
   const picker = createCookiePicker({ port: () => daemon.port, hasToken: (req) => tokenMatches(req.headers.get('authorization'), token), session: browser });
 
   // One pipeline for every command, whether it comes from /command, /batch or a chain step.
-  const execute = async (name: string, words: string[], tabId: number | undefined, cwd: string | undefined): Promise<CommandResult> => {
+  const execute = async (name: string, words: string[], tabId: number | undefined, cwd: string | undefined, session: Session): Promise<CommandResult> => {
+    const { browser, logs } = session;
     const cmd = findCommand(name);
     if (!cmd) throw unknownCommand(name);
     if (cmd.cliOnly) throw new BrowseError(`${cmd.name} runs in the browse CLI, not inside the daemon.`, `Run \`browse ${cmd.name}\` on its own (not as a chain step or over HTTP).`);
@@ -111,6 +117,8 @@ export async function runDaemon(): Promise<void> {
       browser,
       logs,
       daemon,
+      session: session.name,
+      sessions,
       // Playwright's own timeouts end a little before the deadline, so its more precise error wins the race
       // (0 for Playwright is no limit, as `--timeout 0` asks).
       actionTimeout: deadline === 0 ? (timeout !== undefined ? 0 : DEFAULTS.actionTimeoutMs) : Math.max(100, timeout !== undefined ? deadline - 1000 : Math.min(DEFAULTS.actionTimeoutMs, deadline - 1000)),
@@ -118,7 +126,7 @@ export async function runDaemon(): Promise<void> {
       resolve: (sel) => resolveTarget(tab.refs, tab.frame ?? tab.page.mainFrame(), sel),
       settle: () => browser.settle(tab, startedAt, deadline ? Math.min(DEFAULTS.settleTimeoutMs, startedAt + deadline - 250 - Date.now()) : undefined),
       callerPath: (p) => (isAbsolute(p) ? p : resolve(cwd && isAbsolute(cwd) ? cwd : process.cwd(), p)),
-      execute: (n, w) => execute(n, w, tabId, cwd),
+      execute: (n, w) => execute(n, w, tabId, cwd, session),
     };
     let result: CommandResult;
     try {
@@ -150,7 +158,7 @@ export async function runDaemon(): Promise<void> {
       return json({ error: `${cmd.name} needs input.`, hint: `Pass it as an argument or pipe it on stdin. Usage: ${cmd.usage}`, needsStdin: true }, 400);
     }
     try {
-      const result = await execute(body.command, args, body.tabId, body.cwd);
+      const result = await execute(body.command, args, body.tabId, body.cwd, await sessions.get(body.session));
       if (result.after) setTimeout(() => void shutdown(0, `${body.command} command`), 10);
       const headers: Record<string, string> = { 'content-type': 'text/plain; charset=utf-8' };
       if (result.after) headers['x-browse-after'] = result.after;
@@ -179,7 +187,7 @@ export async function runDaemon(): Promise<void> {
   const fetch = async (req: Request): Promise<Response> => {
     const path = new URL(req.url).pathname;
     if (path === '/health' && req.method === 'GET') {
-      return json({ status: shuttingDown ? 'stopping' : 'healthy', mode: daemon.mode, uptime: Math.round((Date.now() - startedAt) / 1000), tabs: browser.listTabs().length });
+      return json({ status: shuttingDown ? 'stopping' : 'healthy', mode: daemon.mode, uptime: Math.round((Date.now() - startedAt) / 1000), tabs: browser.listTabs().length, sessions: sessions.names().length });
     }
     const page = await picker.handle(req);
     if (page) {

@@ -18,7 +18,7 @@ export interface Invocation {
 }
 
 const BASH_FENCE = /^\s*(```|~~~)\s*(bash|sh|shell|zsh)\b/i;
-const GLOBAL = new Set<string>(GLOBAL_FLAGS.map((f) => f.name));
+const GLOBAL = new Map(GLOBAL_FLAGS.map((f) => [f.name as string, f]));
 const B_WORD = new Set(['$B', '${B}']);
 /** Words after which a new simple command starts (shell keywords and operators). */
 const COMMAND_START = new Set(['&&', '||', '|', ';', '&', '(', 'do', 'then', 'else', 'elif', 'if', 'while', 'until', '!', '{']);
@@ -199,7 +199,8 @@ export function checkInvocation(words: string[], stdin = false): string | null {
   const rest = [...words];
   while (rest[0]?.startsWith('--')) {
     const flag = rest.shift()!;
-    if (!GLOBAL.has(flag)) return `unknown global flag ${flag} (global flags: ${[...GLOBAL].join(', ')})`;
+    if (!GLOBAL.has(flag)) return `unknown global flag ${flag} (global flags: ${[...GLOBAL.keys()].join(', ')})`;
+    if (GLOBAL.get(flag)!.value && rest.shift() === undefined) return `${flag} needs a value`;
     if (flag === '--version' || flag === '--help') return rest.length ? `${flag} takes no command after it` : null;
   }
   const [name, ...args] = rest;

@@ -1,6 +1,7 @@
 import type { Frame, Locator, Page } from 'playwright';
 import type { BrowserManager, Tab } from '../browser-manager';
 import type { LogStore } from '../logs';
+import type { Sessions } from '../sessions';
 import type { CommandResult } from './define';
 
 export interface DaemonInfo {
@@ -25,6 +26,9 @@ export interface CommandContext {
   readonly browser: BrowserManager;
   readonly logs: LogStore;
   readonly daemon: DaemonInfo;
+  /** The caller's session name (`default` unless --session / BROWSE_SESSION). */
+  readonly session: string;
+  readonly sessions: Sessions;
   /** Playwright timeout for one element action: a little under the command's deadline. */
   readonly actionTimeout: number;
   /** Playwright timeout for a navigation, likewise. */

@@ -32,11 +32,12 @@ export interface FlagSpec {
 }
 
 /** Flags of the CLI itself, given before the command (`browse --force-restart goto …`). */
-export const GLOBAL_FLAGS = [
+export const GLOBAL_FLAGS: readonly { name: `--${string}`; value?: string; description: string }[] = [
+  { name: '--session', value: '<name>', description: 'act in this named session: own tabs, cookies and logs in the same daemon (or set BROWSE_SESSION)' },
   { name: '--force-restart', description: 'replace a running daemon, even a stuck one' },
   { name: '--version', description: 'print the binary version' },
   { name: '--help', description: 'same as `help`' },
-] as const;
+];
 
 /** Flags every command takes, handled by the daemon's pipeline rather than the handler. */
 export const COMMON_FLAGS: FlagSpec[] = [

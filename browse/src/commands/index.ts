@@ -8,6 +8,7 @@ import * as visual from './visual';
 import * as snapshot from './snapshot';
 import * as pageInfo from './page-info';
 import * as session from './session';
+import * as namedSessions from './sessions';
 import * as browserCookies from './browser-cookies';
 import * as compare from './compare';
 import * as tabs from './tabs';
@@ -17,7 +18,7 @@ import * as doctor from './doctor';
 const isCommand = (v: unknown): v is Command => typeof v === 'object' && v !== null && 'run' in v && 'name' in v && 'group' in v;
 
 /** The registry: every command, in help order. Dispatch, help and docs read only this. */
-export const commands: readonly Command[] = [navigate, read, inspect, interact, visual, snapshot, pageInfo, compare, tabs, session, browserCookies, meta, doctor]
+export const commands: readonly Command[] = [navigate, read, inspect, interact, visual, snapshot, pageInfo, compare, tabs, session, namedSessions, browserCookies, meta, doctor]
   .flatMap((mod) => Object.values(mod).filter(isCommand))
   .sort((a, b) => GROUP_ORDER.indexOf(a.group) - GROUP_ORDER.indexOf(b.group));
 

@@ -16,6 +16,7 @@ export const status = defineCommand({
       `PID: ${d.pid}`,
       `Port: ${d.port}`,
       `Uptime: ${Math.round((Date.now() - d.startedAt) / 1000)}s`,
+      `Session: ${ctx.session} (${ctx.sessions.names().length} open: \`sessions\` lists them)`,
       `Tabs: ${ctx.browser.listTabs().length} (active: ${ctx.browser.activeTabId})`,
       `URL: ${ctx.page.url()}`,
       `Version: ${d.binaryVersion}`,
@@ -88,7 +89,7 @@ function renderHelp(all: readonly Command[]): string {
     lines.push('');
   }
   lines.push(`Every command also takes: ${COMMON_FLAGS.map((f) => `${f.name} ${f.value}`).join(', ')}.`);
-  lines.push(`Global flags, before the command: ${GLOBAL_FLAGS.map((f) => `${f.name} (${f.description})`).join(', ')}.`, '`help <command>` shows its flags.');
+  lines.push(`Global flags, before the command: ${GLOBAL_FLAGS.map((f) => `${f.name}${f.value ? ` ${f.value}` : ''} (${f.description})`).join(', ')}.`, '`help <command>` shows its flags.');
   return lines.join('\n');
 }
 
