@@ -14,7 +14,8 @@ export const tabs = defineCommand({
     const active = ctx.browser.activeTabId;
     const rows = await Promise.all(
       ctx.browser.listTabs().map(async (t) => {
-        const title = await Promise.race([t.page.title().catch(() => ''), new Promise<string>((r) => setTimeout(() => r('(busy)'), TITLE_WAIT_MS))]);
+        const live = await Promise.race([t.page.title().catch(() => ''), new Promise<undefined>((r) => setTimeout(() => r(undefined), TITLE_WAIT_MS))]);
+        const title = live ?? (t.title ? `${t.title} (busy)` : '(busy)');
         return `${t.id === active ? '*' : ' '} [${t.id}] ${title || '(untitled)'} — ${t.page.url()}`;
       }),
     );
