@@ -2,7 +2,9 @@
 // - control-path latency (status, tabs, console, a read on another tab) while a `js` command is stuck in an
 //   endless loop, against the same commands with nothing stuck (the baseline, same run);
 // - characters of `snapshot -i -D` after one in-page change on the benchmark page;
-// - characters of a flooded `console` with the default budget and with --max-output 0.
+// - characters of a flooded `console` with the default budget and with --max-output 0;
+// - named sessions: 5 sessions x 100 `url` calls from 5 concurrent callers, against the same 500 calls made
+//   one after another in the default session.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,6 +110,24 @@ try {
   console.log(`| \`console\` (default budget 20,000) | ${cut.length} |`);
   console.log(`| \`console --max-output 0\` | ${all.length} |`);
   console.log(`\nLast line of the cut output: ${cut.split('\n').at(-1)}`);
+
+  const SESSIONS = 5;
+  const PER_SESSION = 100;
+  const names = Array.from({ length: SESSIONS }, (_, i) => `bench-${i + 1}`);
+  for (const name of names) await must(['--session', name, 'goto', `${base}/index.html`]);
+  let started = performance.now();
+  for (let i = 0; i < SESSIONS * PER_SESSION; i++) await must(['url']);
+  const serialMs = performance.now() - started;
+  started = performance.now();
+  await Promise.all(names.map(async (name) => {
+    for (let i = 0; i < PER_SESSION; i++) await must(['--session', name, 'url']);
+  }));
+  const parallelMs = performance.now() - started;
+  console.log(`\n## Named sessions: ${SESSIONS} sessions x ${PER_SESSION} \`url\` calls (whole CLI processes)\n`);
+  console.log('| run | wall (s) | commands/s | ratio |');
+  console.log('|---|---:|---:|---:|');
+  console.log(`| baseline: ${SESSIONS * PER_SESSION} calls one after another, default session | ${(serialMs / 1000).toFixed(2)} | ${((SESSIONS * PER_SESSION) / (serialMs / 1000)).toFixed(0)} | 1.00 |`);
+  console.log(`| ${SESSIONS} callers at once, one session each | ${(parallelMs / 1000).toFixed(2)} | ${((SESSIONS * PER_SESSION) / (parallelMs / 1000)).toFixed(0)} | ${(parallelMs / serialMs).toFixed(2)} |`);
 } finally {
   await cli(['stop']);
   server.stop(true);

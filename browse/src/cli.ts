@@ -7,14 +7,17 @@ import { isOurDaemon, readState } from './state';
 
 /** A running daemon of our version: send straight away. null = take the full path (nothing was sent). */
 async function tryWarm(argv: string[]): Promise<Outcome | null> {
-  const [name, ...words] = argv;
+  // `--session <name>` is the one global flag agents give on every call: read it here too.
+  const named = argv[0] === '--session' && argv.length > 2;
+  const [name, ...words] = named ? argv.slice(2) : argv;
+  const session = named ? argv[1] : process.env.BROWSE_SESSION || undefined;
   if (!name || name.startsWith('-') || CLI_ONLY_COMMANDS.has(name)) return null;
   const paths = resolvePaths();
   const state = readState(paths);
   if (!state || state.binaryVersion !== readBinaryVersion() || !isOurDaemon(state.pid)) return null;
   let reply;
   try {
-    reply = await postWatched(state, { command: name, args: words, cwd: process.cwd(), session: process.env.BROWSE_SESSION || undefined });
+    reply = await postWatched(state, { command: name, args: words, cwd: process.cwd(), session });
   } catch (e) {
     if (e instanceof BrowseError) throw e;
     if (isConnectionRefused(e)) return null; // it went away: the full path recovers
