@@ -14,7 +14,7 @@ export interface Tab {
   page: Page;
   /** Requests started and not yet finished or failed, with their start time: what `settle` waits on. */
   inflight: Map<Request, number>;
-  /** Refs of the last snapshot; cleared when a new document loads. */
+  /** Refs handed out by the snapshots of the current document (one per element); cleared when a new document loads. */
   refs: RefMap;
   /** The frame entered with `frame`, if any. */
   frame?: Frame;

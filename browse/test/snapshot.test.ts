@@ -89,7 +89,7 @@ describe('snapshot output', () => {
     const shallow = await ok('snapshot', '-d', '1');
     expect(shallow).toContain('[table]');
     expect(shallow).not.toContain('"Delete"'); // deeper than one level
-    expect(shallow).toContain('@e1 [heading] "Orders"');
+    expect(shallow).toMatch(/^@e\d+ \[heading\] "Orders"/m); // numbered by the -i snapshot before it: refs stay per element
     const combined = await ok('snapshot', '-ic');
     expect(combined).toBe(await ok('snapshot', '-i', '-c'));
     expect(await ok('snapshot', '-id', '0')).toContain('[textbox] "Email"');
@@ -121,8 +121,9 @@ describe('refs', () => {
     await ok('js', 'document.querySelector("#rows tr").remove()'); // …then the page changes under them
     const r = await run(['click', before]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`Ref ${before} (button "Delete") is ambiguous now: 8 elements match where the snapshot saw 9.`);
+    expect(r.stderr).toContain(`Ref ${before} (button "Delete") is ambiguous now — the element is gone and 8 look-alikes match (the snapshot saw 9).`);
     expect(r.stderr).toContain('run `snapshot`');
+    expect(r.stderr).toMatch(/@e\d+ button "Delete" — 1 of 8, near cell "Item 2", at x=\d+ y=\d+/);
   });
 
   test('refs work in every element command', async () => {
@@ -164,7 +165,7 @@ describe('refs', () => {
   test('navigation clears refs; unknown refs say which exist', async () => {
     await ok('goto', fixtures.url('/snapshot.html'));
     await ok('snapshot', '-i');
-    expect((await run(['click', '@e999'])).stderr).toMatch(/Ref @e999 does not exist; the last snapshot has @e1–@e\d+\./);
+    expect((await run(['click', '@e999'])).stderr).toMatch(/Ref @e999 does not exist; the snapshots of this page have @e1–@e\d+\./);
     await ok('goto', fixtures.url('/spa.html'));
     expect((await run(['click', '@e1'])).stderr).toContain('Ref @e1 does not exist: this tab has no refs (they clear on navigation).');
   });

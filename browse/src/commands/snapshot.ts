@@ -64,7 +64,7 @@ export const snapshot = defineCommand({
       selector: input.selector === undefined ? undefined : String(input.selector),
       cursor: Boolean(input.cursor),
       boxes: Boolean(annotatePath || heatPath),
-    });
+    }, ctx.tab.refs);
     ctx.tab.refs = capture.refs;
 
     const key = JSON.stringify([input.interactive, input.compact, input.cursor, input.depth, input.selector, frame.url()]);

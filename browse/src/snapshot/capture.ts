@@ -2,7 +2,7 @@
 // rendering, and for every printed ref a role+name locator scoped to the frame the element lives in.
 import type { Frame, FrameLocator, Locator } from 'playwright';
 import { BrowseError } from '../errors';
-import type { RefEntry, RefMap } from '../refs';
+import { labelOf, nextRefNumber, pwKey, pwLocator, type RefEntry, type RefMap } from '../refs';
 import { parseAriaSnapshot, type AriaNode } from './parse';
 import { renderSnapshot, type RenderOptions } from './render';
 
@@ -31,13 +31,15 @@ interface IframeScope {
   group: Locator;
   total: number;
   inner: FrameLocator;
-  /** The iframe's own viewport box: boxes inside it are relative to it. */
-  box?: [number, number, number, number];
 }
 
 const SNAPSHOT_TIMEOUT_MS = 10_000;
 
-export async function captureSnapshot(frame: Frame, opts: CaptureOptions): Promise<Capture> {
+/**
+ * `known` is the tab's ref map for this document: an element it already names keeps its ref, whatever the
+ * flags; new elements get the next numbers. Returns the map with this snapshot's refs added.
+ */
+export async function captureSnapshot(frame: Frame, opts: CaptureOptions, known: RefMap = new Map()): Promise<Capture> {
   let scope: Frame | Locator = frame;
   let root = frame.locator('body');
   if (opts.selector) {
@@ -50,7 +52,7 @@ export async function captureSnapshot(frame: Frame, opts: CaptureOptions): Promi
   const text = await root.ariaSnapshot({ mode: 'ai', boxes: opts.boxes, timeout: SNAPSHOT_TIMEOUT_MS });
   const tree = parseAriaSnapshot(text);
   await maskPasswords(frame, tree);
-  const { lines, refs: rendered } = renderSnapshot(tree, opts);
+  const main = frame.page().mainFrame();
 
   // Position of each node among same role+name nodes of its frame, over the whole tree (not only
   // what is printed), so .nth(i) counts exactly what getByRole will see.
@@ -66,10 +68,26 @@ export async function captureSnapshot(frame: Frame, opts: CaptureOptions): Promi
         totals.set(key, (totals.get(key) ?? 0) + 1);
         keyOf.set(n, key);
       }
-      walk(n.children, n.role === 'iframe' ? `f${++frameSeq}` : frameKey);
+      walk(n.children, n.role === 'iframe' ? (n.ariaRef ?? `f${++frameSeq}`) : frameKey);
     }
   };
   walk(tree, 'top');
+
+  // One name per element for the document: Playwright's ref (kept on the DOM node while role and name stay),
+  // else role+name+nth in its frame and -s scope.
+  const identity = (node: AriaNode) =>
+    node.ariaRef ? pwKey(node.ariaRef, node.role, node.name) : `rn\u0000${opts.selector ?? ''}\u0000${keyOf.get(node) ?? node.ariaRef}\u0000${nth.get(node)}`;
+  const byKey = new Map<string, string>();
+  for (const e of known.values()) if (e.ref[0] === 'e') byKey.set(e.key, e.ref);
+  let next = nextRefNumber(known);
+  const taken = new Set<string>();
+  const refFor = (node: AriaNode) => {
+    let ref = byKey.get(identity(node));
+    if (!ref || taken.has(ref)) ref = `e${next++}`;
+    taken.add(ref);
+    return ref;
+  };
+  const { lines, refs: rendered } = renderSnapshot(tree, opts, refFor);
 
   const iframes = new Map<AriaNode, Promise<IframeScope>>();
   const iframeScope = (node: AriaNode, parent: Scope): Promise<IframeScope> => {
@@ -81,40 +99,42 @@ export async function captureSnapshot(frame: Frame, opts: CaptureOptions): Promi
         const [k, total] = await group.evaluateAll((els, target) => [els.indexOf(target as unknown as HTMLElement), els.length], handle);
         await handle.dispose();
         const element = group.nth(k);
-        return { element, group, total, inner: element.contentFrame(), box: node.box };
+        return { element, group, total, inner: element.contentFrame() };
       })();
       iframes.set(node, p);
     }
     return p;
   };
-  const scopeOf = async (chain: AriaNode[]): Promise<{ scope: Scope; offset: [number, number] }> => {
-    let s: Scope = scope;
-    let offset: [number, number] = [0, 0];
-    for (const f of chain) {
-      const info = await iframeScope(f, s);
-      s = info.inner;
-      if (info.box) offset = [offset[0] + info.box[0], offset[1] + info.box[1]];
-    }
-    return { scope: s, offset };
+  /** The frame a node lives in (iframe refs are indexes among the frame's iframes, not the -s scope's). */
+  const scopeOf = async (chain: AriaNode[]): Promise<Scope> => {
+    let s: Scope = frame;
+    for (const f of chain) s = (await iframeScope(f, s)).inner;
+    return s;
   };
 
-  const refs: RefMap = new Map();
+  const refs: RefMap = known;
+  for (const k of [...refs.keys()]) if (k[0] === 'c') refs.delete(k); // @c refs belong to the last -C scan only
   const marks: Mark[] = [];
   await Promise.all(
     rendered.map(async ({ ref, node, frames }) => {
-      const { scope: s, offset } = await scopeOf(frames);
-      const label = node.name ? `${node.role} ${JSON.stringify(node.name.length > 60 ? `${node.name.slice(0, 59)}…` : node.name)}` : node.role;
+      const label = labelOf(node.role, node.name);
+      const total = totals.get(keyOf.get(node)!) ?? 1;
+      const base = { ref, label, role: node.role, name: node.name, key: identity(node), total };
       let entry: RefEntry;
+      const s = frames.length ? await scopeOf(frames) : node.ariaRef ? frame : scope;
       if (node.role === 'iframe') {
         const info = await iframeScope(node, s);
-        entry = { ref, label, locator: info.element, group: info.group, total: info.total };
+        entry = { ...base, pwRef: node.ariaRef, pw: pwLocator(main, node.ariaRef!), locator: info.element, group: info.group, total: info.total };
       } else {
         const group = s.getByRole(node.role as Parameters<Frame['getByRole']>[0], { name: node.name, exact: true });
-        const total = totals.get(keyOf.get(node)!) ?? 1;
-        entry = { ref, label, locator: total > 1 ? group.nth(nth.get(node)!) : group, group, total };
+        const locator = total > 1 ? group.nth(nth.get(node)!) : group;
+        entry = node.ariaRef ? { ...base, pwRef: node.ariaRef, pw: pwLocator(main, node.ariaRef), locator, group } : { ...base, locator, group };
       }
       refs.set(ref, entry);
-      if (node.box) marks.push({ ref, box: [node.box[0] + offset[0], node.box[1] + offset[1], node.box[2], node.box[3]] });
+      if (node.box) {
+        const offset = frames.reduce<[number, number]>((o, f) => (f.box ? [o[0] + f.box[0], o[1] + f.box[1]] : o), [0, 0]);
+        marks.push({ ref, box: [node.box[0] + offset[0], node.box[1] + offset[1], node.box[2], node.box[3]] });
+      }
     }),
   );
 
@@ -125,7 +145,7 @@ export async function captureSnapshot(frame: Frame, opts: CaptureOptions): Promi
       found.forEach((c, i) => {
         const ref = `c${i + 1}`;
         const loc = frame.locator(c.selector);
-        refs.set(ref, { ref, label: `${c.tag} ${JSON.stringify(c.text)}`, locator: loc, group: loc, total: 1 });
+        refs.set(ref, { ref, label: `${c.tag} ${JSON.stringify(c.text)}`, role: c.tag, name: c.text, key: `c\u0000${c.selector}`, locator: loc, group: loc, total: 1 });
         lines.push(`@${ref} [${c.tag}] ${JSON.stringify(c.text)} (${c.reasons.join(', ')}) → ${c.selector}`);
         marks.push({ ref, box: c.box });
       });

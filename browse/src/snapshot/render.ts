@@ -44,7 +44,11 @@ function describe(node: AriaNode, interactive: boolean): string {
   return line;
 }
 
-export function renderSnapshot(roots: AriaNode[], opts: RenderOptions = {}): { lines: string[]; refs: RenderedRef[] } {
+/**
+ * `refFor` names each printed node (capture keeps one name per element for the whole document); without it
+ * refs are numbered e1, e2, … in print order.
+ */
+export function renderSnapshot(roots: AriaNode[], opts: RenderOptions = {}, refFor?: (node: AriaNode) => string): { lines: string[]; refs: RenderedRef[] } {
   const lines: string[] = [];
   const refs: RenderedRef[] = [];
   const maxDepth = opts.depth ?? Infinity;
@@ -59,7 +63,7 @@ export function renderSnapshot(roots: AriaNode[], opts: RenderOptions = {}): { l
     let childDepth = depth;
     if (shown) {
       if (depth > maxDepth) return;
-      const ref = `e${refs.length + 1}`;
+      const ref = refFor ? refFor(node) : `e${refs.length + 1}`;
       refs.push({ ref, node, frames });
       lines.push(`${'  '.repeat(depth)}@${ref} ${describe(node, Boolean(opts.interactive))}`);
       childDepth = depth + 1;
