@@ -159,7 +159,15 @@ describe('network', () => {
   });
 
   test('--har writes HAR 1.2 with every listed request, and only to allowed paths', async () => {
-    expect(await waitFor(async () => (await ok('network', '--url', 'refused')).includes('refused'), 5000)).toBe(true);
+    // The page's requests land a little after goto: wait until the log stops changing, so listing and export agree.
+    let previous = '';
+    const quiet = async () => {
+      const now = await ok('network', '--max-output', '0');
+      const same = now === previous && now.includes('refused');
+      previous = now;
+      return same;
+    };
+    expect(await waitFor(quiet, 5000, 300)).toBe(true);
     const lines = (await ok('network', '--max-output', '0')).split('\n').length;
     const written = await ok('network', '--har', 'all.har');
     expect(written).toBe(`Wrote ${lines} requests as HAR 1.2 to ${join(home.dir, 'all.har')}`);
