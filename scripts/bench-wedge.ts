@@ -3,6 +3,7 @@
 //   endless loop, against the same commands with nothing stuck (the baseline, same run);
 // - characters of `snapshot -i -D` after one in-page change on the benchmark page;
 // - characters of a flooded `console` with the default budget and with --max-output 0;
+// - the ref check: `click @eN` against `click #css` on the same button, alternating;
 // - named sessions: 5 sessions x 100 `url` calls from 5 concurrent callers, against the same 500 calls made
 //   one after another in the default session.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -110,6 +111,21 @@ try {
   console.log(`| \`console\` (default budget 20,000) | ${cut.length} |`);
   console.log(`| \`console --max-output 0\` | ${all.length} |`);
   console.log(`\nLast line of the cut output: ${cut.split('\n').at(-1)}`);
+
+  await must(['goto', `${base}/index.html`]);
+  const ref = (await must(['snapshot', '-i'])).match(/(@e\d+) \[button\] "Increment"/)![1];
+  const byRef: number[] = [];
+  const byCss: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    byRef.push((await cli(['click', ref])).ms);
+    byCss.push((await cli(['click', '#inc'])).ms);
+  }
+  const [refMs, cssMs] = [percentile(byRef, 50), percentile(byCss, 50)];
+  console.log(`\n## Ref check: \`click ${ref}\` against \`click #inc\` on the same button (${RUNS} runs each, alternating)\n`);
+  console.log('| target | p50 (ms) | p95 (ms) | ratio |');
+  console.log('|---|---:|---:|---:|');
+  console.log(`| baseline: CSS \`#inc\` | ${cssMs.toFixed(1)} | ${percentile(byCss, 95).toFixed(1)} | 1.00 |`);
+  console.log(`| ref \`${ref}\` (identity check) | ${refMs.toFixed(1)} | ${percentile(byRef, 95).toFixed(1)} | ${(refMs / cssMs).toFixed(2)} |`);
 
   const SESSIONS = 5;
   const PER_SESSION = 100;

@@ -62,7 +62,7 @@ function snapshotFlags(): string {
     '@@',
     '  @e3 [checkbox] "Remember me"',
     '- @e4 [button] "Sign in"',
-    '+ @e4 [button] "Signing in…" [disabled]',
+    '+ @e5 [button] "Signing in…" [disabled]',
     '--- END UNTRUSTED PAGE CONTENT ---',
     '```',
     '',
@@ -70,9 +70,9 @@ function snapshotFlags(): string {
     'becomes the baseline). Without `-i` the tree also shows text, typed values (passwords only as their length)',
     'and link targets (`@e1 [link] "Pricing" → /pricing`).',
     '',
-    'Refs belong to the last snapshot of a tab; a new page clears them. A ref whose element is gone (or whose role',
-    'and name now match another number of elements) is refused with a message to snapshot again: it never acts on',
-    'a different element.',
+    'An element keeps its ref across the snapshots of one page, whatever the flags; a new page clears them. A ref',
+    'whose element was re-rendered is re-bound and the reply says so; one whose element is gone, or that now has',
+    'several look-alikes (listed with their refs), is refused: it never acts on a different element.',
   ].join('\n');
 }
 
