@@ -1,5 +1,6 @@
 // The CLI's full path, loaded only when the warm path in cli.ts cannot answer: global flags, local
 // validation against the registry (bad input never starts a browser), stdin, starting or replacing daemons.
+import { resolve } from 'node:path';
 import { finishReply, isConnectionRefused, postWatched, type CommandBody, type CommandReply, type Outcome } from './client';
 import { findCommand, unknownCommand } from './commands/index';
 import { GLOBAL_FLAGS, parseInput } from './commands/define';
@@ -52,8 +53,12 @@ export async function runFull(argv: string[]): Promise<Outcome> {
   }
   const input = parseInput(cmd, words);
   if (cmd.local) {
-    const out = await cmd.run({} as CommandContext, input);
-    return typeof out === 'string' ? { out, code: 0 } : { out: out.text, code: out.failed ? 1 : 0 };
+    const { timeout: _deadline, maxOutput, offset, out, ...own } = input; // a local command has no deadline to set
+    const raw = await cmd.run({} as CommandContext, own);
+    const result = typeof raw === 'string' ? { text: raw } : raw;
+    const { shapeOutput } = await import('./output');
+    const shaped = shapeOutput(result.text, cmd, { maxOutput, offset, out }, (p) => resolve(p));
+    return { out: shaped.body + shaped.note, code: result.failed ? 1 : 0 };
   }
   const paths = resolvePaths();
   if (cmd.whenNoDaemon && !forceRestart) {

@@ -1,7 +1,7 @@
 // Output budgets: no reply can flood an agent's context. A cut reply ends with a line that says what was cut
 // and how to get the rest. `bound` is pure.
 import { writeFileSync } from 'node:fs';
-import type { Command } from './commands/define';
+import type { Command, Input } from './commands/define';
 import { DEFAULTS } from './config';
 import { BrowseError } from './errors';
 import { validateOutputPath } from './policy';
@@ -38,6 +38,12 @@ export function bound(text: string, cmd: Pick<Command, 'name' | 'flags' | 'args'
   const next = offset + cut + (cut === lineEnd ? 1 : 0);
   const ways = [`the rest: --offset ${next}`, narrowing(cmd), 'everything: --out <file> or --max-output 0'].filter(Boolean).join('; ');
   return { body: rest.slice(0, cut), note: `\n(cut: printed characters ${n(offset)}–${n(offset + cut)} of ${n(text.length)}. ${ways})` };
+}
+
+/** The pipeline's output step for one command's text: `--out` writes it all to a file, else the budget applies. */
+export function shapeOutput(text: string, cmd: Pick<Command, 'name' | 'flags' | 'args' | 'unbudgeted'>, flags: Input, pathOf: (p: string) => string): Bounded {
+  if (flags.out !== undefined) return writeOutput(pathOf(String(flags.out)), text);
+  return bound(text, cmd, Number(flags.offset ?? 0), flags.maxOutput === undefined ? undefined : Number(flags.maxOutput));
 }
 
 /** `--out`: the whole output goes to a file (checked like every output path); the reply only says where. */

@@ -9,7 +9,7 @@ import { DEFAULTS, intFromEnv, readBinaryVersion, resolvePaths } from './config'
 import { BrowseError, translateError } from './errors';
 import { envelope, wellFormed } from './egress';
 import { LogStore } from './logs';
-import { bound, writeOutput } from './output';
+import { shapeOutput } from './output';
 import { assertSafeDestination } from './policy';
 import { resolveTarget } from './refs';
 import { DEFAULT_SESSION, Sessions, type Session } from './sessions';
@@ -142,7 +142,7 @@ export async function runDaemon(): Promise<void> {
         504,
       );
     }
-    const text = out !== undefined ? writeOutput(ctx.callerPath(String(out)), result.text) : bound(result.text, cmd, Number(offset ?? 0), maxOutput === undefined ? undefined : Number(maxOutput));
+    const text = shapeOutput(result.text, cmd, { out, offset, maxOutput }, ctx.callerPath);
     const notices = browser.takeNotices();
     return { ...result, text: [cmd.untrusted && out === undefined ? envelope(text.body) + text.note : text.body + text.note, ...notices].join('\n') };
   };

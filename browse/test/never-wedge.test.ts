@@ -129,6 +129,13 @@ describe('bounded output', () => {
     expect((await run(['console', '--out', '/etc/browse-console.txt'])).stderr).toContain('outside the allowed directories');
   });
 
+  test('commands the CLI runs itself (help) honour --max-output and --out too', async () => {
+    expect(await ok('help', '--max-output', '300')).toContain('(cut: printed characters 0–');
+    const written = await ok('help', '--out', 'help.txt');
+    expect(written).toMatch(/^Wrote [\d,]+ characters to .*help\.txt$/);
+    expect(await Bun.file(join(home.dir, 'help.txt')).text()).toContain('Global flags, before the command:');
+  });
+
   test('snapshot -D after one change on the benchmark page prints at most 300 characters', async () => {
     const bench = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (req) => new Response(Bun.file(join(ROOT, 'bench', new URL(req.url).pathname.slice(1) || 'index.html'))) });
     await ok('goto', `http://127.0.0.1:${bench.port}/index.html`);
