@@ -46,9 +46,14 @@ export function shapeOutput(text: string, cmd: Pick<Command, 'name' | 'flags' | 
   return bound(text, cmd, Number(flags.offset ?? 0), flags.maxOutput === undefined ? undefined : Number(flags.maxOutput));
 }
 
-/** `--out`: the whole output goes to a file (checked like every output path); the reply only says where. */
-export function writeOutput(path: string, text: string): Bounded {
+/** Writes a command's output to a checked path, readable by the user only (it may hold page data); returns where. */
+export function writeOutputFile(path: string, text: string): string {
   const target = validateOutputPath(path);
-  writeFileSync(target, text);
-  return { body: `Wrote ${n(text.length)} characters to ${target}`, note: '' };
+  writeFileSync(target, text, { mode: 0o600 });
+  return target;
+}
+
+/** `--out`: the whole output goes to a file; the reply only says where. */
+export function writeOutput(path: string, text: string): Bounded {
+  return { body: `Wrote ${n(text.length)} characters to ${writeOutputFile(path, text)}`, note: '' };
 }

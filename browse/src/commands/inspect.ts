@@ -1,10 +1,9 @@
 import { DEFAULTS } from '../config';
 import { BrowseError, plural } from '../errors';
-import { writeFileSync } from 'node:fs';
 import { harOf } from '../har';
 import { formatConsole, formatDialog, formatNetwork, type LogKind, type Logged, type NetworkEntry } from '../logs';
 import { BODY_CAP, DETAIL_LIMIT, describeBody } from '../network-detail';
-import { validateOutputPath } from '../policy';
+import { writeOutputFile } from '../output';
 import { redactValue } from '../redact';
 import type { CommandContext } from './context';
 import { defineCommand, type FlagSpec, type Input } from './define';
@@ -115,14 +114,18 @@ const CLEAR_FLAG: FlagSpec = { name: '--clear', kind: 'boolean', description: 'E
 // Two agents in the same directory share a cursor (named sessions will scope logs per session anyway).
 const callerOf = (ctx: CommandContext) => ctx.callerPath('.');
 
-/** Entries after --since / --since-last; the read moves the caller's cursor to the newest entry now logged. */
-function readLog<K extends LogKind>(ctx: CommandContext, kind: K, input: Input) {
+/** Entries after --since / --since-last, without moving the caller's cursor. */
+function selectLog<K extends LogKind>(ctx: CommandContext, kind: K, input: Input) {
   if (input.sinceLast && input.since !== undefined) throw new BrowseError('--since-last and --since both choose where to start.', `Use one: \`${kind} --since-last\` or \`${kind} --since <id|time>\`.`);
-  const caller = callerOf(ctx);
   const since = input.since === undefined ? undefined : parseSince(String(input.since), kind);
-  let entries = ctx.logs.entries(kind, input.sinceLast ? ctx.logs.cursor(kind, caller) : typeof since === 'number' ? since : 0);
-  if (since instanceof Date) entries = entries.filter((x) => x.entry.ts >= since.getTime());
-  ctx.logs.advanceCursor(kind, caller, ctx.logs.newestId(kind));
+  const entries = ctx.logs.entries(kind, input.sinceLast ? ctx.logs.cursor(kind, callerOf(ctx)) : typeof since === 'number' ? since : 0);
+  return since instanceof Date ? entries.filter((x) => x.entry.ts >= since.getTime()) : entries;
+}
+
+/** A read of the log: selectLog, then the caller's cursor moves to the newest entry now logged. */
+function readLog<K extends LogKind>(ctx: CommandContext, kind: K, input: Input) {
+  const entries = selectLog(ctx, kind, input);
+  ctx.logs.advanceCursor(kind, callerOf(ctx), ctx.logs.newestId(kind));
   return entries;
 }
 
@@ -236,10 +239,8 @@ export const network = defineCommand({
       input.url === undefined ? undefined : (e: NetworkEntry) => e.url.includes(String(input.url)),
     ].filter((f) => f !== undefined);
     if (input.har !== undefined) {
-      const target = validateOutputPath(ctx.callerPath(String(input.har)));
-      const since = input.since === undefined ? undefined : parseSince(String(input.since), 'network');
-      const entries = ctx.logs.entries('network', typeof since === 'number' ? since : 0).filter((x) => (!(since instanceof Date) || x.entry.ts >= since.getTime()) && keep.every((k) => k(x.entry)));
-      writeFileSync(target, JSON.stringify(harOf(entries, (i) => ctx.logs.networkDetails.get(i), ctx.daemon.binaryVersion), null, 2), { mode: 0o600 });
+      const entries = selectLog(ctx, 'network', input).filter((x) => keep.every((k) => k(x.entry)));
+      const target = writeOutputFile(ctx.callerPath(String(input.har)), JSON.stringify(harOf(entries, (i) => ctx.logs.networkDetails.get(i), ctx.daemon.binaryVersion), null, 2));
       return `Wrote ${plural(entries.length, 'request')} as HAR 1.2 to ${target}`;
     }
     const entries = readLog(ctx, 'network', input).filter((x) => keep.every((k) => k(x.entry)));
