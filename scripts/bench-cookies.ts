@@ -8,18 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright';
 import { chromiumPath, makeChromiumProfile } from '../browse/test/cookie-fixtures';
+import { requireBinary, timedCli } from './bench-cli';
 
-const ROOT = join(import.meta.dir, '..');
-const BINARY = join(ROOT, 'browse', 'dist', 'browse');
 const COOKIES = 5000;
 const HOSTS = 250;
 const RUNS = 7;
 const BAR_MS = 1000;
 
-if (!existsSync(BINARY)) {
-  console.error(`No binary at ${BINARY}: run \`bun run build\` first.`);
-  process.exit(1);
-}
+requireBinary();
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const work = mkdtempSync(join(tmpdir(), 'browse-bench-cookies-'));
@@ -28,11 +24,9 @@ const stateFile = join(work, 'state', 'browse.json');
 const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: '', BROWSE_STATE_FILE: stateFile, BROWSE_IDLE_TIMEOUT: '120000', BROWSE_NO_OPEN: '1' };
 
 async function cli(args: string[]): Promise<{ ms: number; out: string }> {
-  const started = performance.now();
-  const proc = Bun.spawn([BINARY, ...args], { env, stdout: 'pipe', stderr: 'pipe' });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (code !== 0) throw new Error(`browse ${args.join(' ')}: ${err.trim()}`);
-  return { ms: performance.now() - started, out: out.trim() };
+  const r = await timedCli(args, { env });
+  if (r.code !== 0) throw new Error(`browse ${args.join(' ')}: ${r.stderr.trim()}`);
+  return { ms: r.ms, out: r.stdout.trim() };
 }
 
 /** Fills the real DB up to COOKIES rows, encrypted as Chromium does (v10, host hash, "peanuts" key). */

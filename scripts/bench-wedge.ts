@@ -6,31 +6,25 @@
 // - the ref check: `click @eN` against `click #css` on the same button, alternating;
 // - named sessions: 5 sessions x 100 `url` calls from 5 concurrent callers, against the same 500 calls made
 //   one after another in the default session.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BINARY, requireBinary, ROOT, timedCli } from './bench-cli';
 
-const ROOT = join(import.meta.dir, '..');
-const BINARY = join(ROOT, 'browse', 'dist', 'browse');
 const RUNS = 20;
 const CONTROL_BAR_MS = 200;
 const DIFF_BAR_CHARS = 300;
 const PEER_DIFF_CHARS = 200;
 
-if (!existsSync(BINARY)) {
-  console.error(`No binary at ${BINARY}: run \`bun run build\` first.`);
-  process.exit(1);
-}
+requireBinary();
 
 const work = mkdtempSync(join(tmpdir(), 'browse-bench-wedge-'));
 const env = { ...process.env, BROWSE_STATE_FILE: join(work, 'state', 'browse.json'), BROWSE_IDLE_TIMEOUT: '120000' };
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
 
 async function cli(args: string[]): Promise<{ ms: number; out: string; code: number }> {
-  const started = performance.now();
-  const proc = Bun.spawn([BINARY, ...args], { cwd: work, env, stdout: 'pipe', stderr: 'pipe' });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { ms: performance.now() - started, out: (out || err).trimEnd(), code };
+  const r = await timedCli(args, { env, cwd: work });
+  return { ms: r.ms, out: (r.stdout || r.stderr).trimEnd(), code: r.code };
 }
 
 async function must(args: string[]): Promise<string> {
